@@ -1,0 +1,77 @@
+/** Wiring only: the providers and controllers of the inbound server. */
+import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { A2A_ROUTES } from './a2a.constants.js';
+import { A2A_ASYNC_OPTIONS_TYPE, A2A_MODULE_OPTIONS, A2A_OPTIONS_TYPE, ConfigurableA2AModule } from './a2a.module-definition.js';
+import { resolveA2AOptions, resolveA2APaths, type A2AModuleExtras, type A2AModuleOptions, type ResolvedA2AOptions } from './config/a2a-options.js';
+import { A2ARequestHandler } from './server/a2a-request-handler.js';
+import { A2ALifecycle } from './server/a2a-lifecycle.js';
+import { A2A_OPTIONS } from './server/a2a-options.provider.js';
+import { createA2AControllers } from './server/a2a.controllers.js';
+import { AgentCardService } from './server/agent-card.service.js';
+import { AgentRegistry } from './server/agent-registry.js';
+import { A2ACallerResolver } from './server/caller-resolver.js';
+import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
+import { HostBodyParserErrors } from './server/http/host-body-parser-errors.js';
+import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
+import { RestBinding } from './server/http/rest.binding.js';
+import { SseStreams } from './server/http/sse-streams.js';
+import { PublicUrl } from './server/public-url.js';
+import { EventLog } from './tasks/event-log.js';
+import { InMemoryEventLog } from './tasks/in-memory-event-log.js';
+import { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
+import { TaskManager } from './tasks/task-manager.js';
+import { TaskStore } from './tasks/task-store.js';
+
+const retentionOf = (options: ResolvedA2AOptions) => ({ ttlMs: options.tasks.retentionMs, maxTerminalTasks: options.tasks.maxTerminalTasks });
+
+const PROVIDERS = [
+  { provide: A2A_OPTIONS, useFactory: (options: A2AModuleOptions) => resolveA2AOptions(options ?? {}), inject: [A2A_MODULE_OPTIONS] },
+  { provide: TaskStore, useFactory: (options: ResolvedA2AOptions) => new InMemoryTaskStore(retentionOf(options)), inject: [A2A_OPTIONS] },
+  { provide: EventLog, useFactory: (options: ResolvedA2AOptions) => new InMemoryEventLog(retentionOf(options)), inject: [A2A_OPTIONS] },
+  {
+    provide: TaskManager,
+    useFactory: (store: TaskStore, log: EventLog, options: ResolvedA2AOptions) =>
+      new TaskManager(store, log, { executorTimeoutMs: options.limits.executorTimeoutMs }),
+    inject: [TaskStore, EventLog, A2A_OPTIONS],
+  },
+  AgentRegistry,
+  AgentCardService,
+  PublicUrl,
+  A2ARequestHandler,
+  A2ACallerResolver,
+  SseStreams,
+  JsonRpcBinding,
+  RestBinding,
+  AgentCardEndpoint,
+  HostBodyParserErrors,
+  A2ALifecycle,
+];
+
+/**
+ * Publishes the app's `@A2AAgent` providers over A2A v1.0: Agent Cards, the JSON-RPC and
+ * HTTP+JSON bindings with SSE streaming, and the task lifecycle behind them.
+ * @publicApi
+ */
+@Module({})
+export class A2AModule extends ConfigurableA2AModule {
+  static forRoot(options: typeof A2A_OPTIONS_TYPE = {}): DynamicModule {
+    return A2AModule.complete(super.forRoot(options), options);
+  }
+
+  static forRootAsync(options: typeof A2A_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return A2AModule.complete(super.forRootAsync(options), options);
+  }
+
+  private static complete(definition: DynamicModule, extras: A2AModuleExtras): DynamicModule {
+    const paths = resolveA2APaths(extras.paths);
+    return {
+      ...definition,
+      global: extras.isGlobal,
+      imports: [...(definition.imports ?? []), DiscoveryModule],
+      controllers: createA2AControllers(paths),
+      providers: [...(definition.providers ?? []), { provide: A2A_ROUTES, useValue: paths }, ...PROVIDERS],
+      exports: [TaskManager, TaskStore, EventLog, A2ARequestHandler, AgentCardService, A2A_OPTIONS],
+    };
+  }
+}

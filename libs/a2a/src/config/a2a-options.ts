@@ -1,0 +1,199 @@
+/** The options of `A2AModule.forRoot()` / `forRootAsync()`, their defaults and their validation. */
+import { Type, plainToInstance } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested, validateSync, type ValidationError } from 'class-validator';
+import type { AgentProvider } from '../protocol/types.js';
+import { A2AConfigurationError } from './a2a-configuration.error.js';
+
+/** @publicApi */
+export interface A2ACardOptions {
+  /** The organisation behind the agents, on every card unless an agent declares its own. */
+  provider?: AgentProvider;
+  /** The agents' version (not the protocol's), unless an agent declares its own. Default `1.0.0`. */
+  version?: string;
+  documentationUrl?: string;
+  iconUrl?: string;
+  /** `Cache-Control: max-age` of the served cards, in seconds. Default 300. */
+  maxAgeSeconds?: number;
+}
+
+/** @publicApi */
+export interface A2AStreamingOptions {
+  /** Milliseconds between SSE comment lines that keep quiet streams open through proxies. Default 15000. */
+  heartbeatMs?: number;
+  /** Open SSE streams allowed at once. Default 20000. */
+  maxStreams?: number;
+  /** Open SSE streams allowed at once per caller subject. Default 20000 (without authentication every caller shares one subject). */
+  maxStreamsPerCaller?: number;
+}
+
+/** @publicApi */
+export interface A2ALimitOptions {
+  /** Largest request body, in bytes. Default 10 MiB. */
+  maxBodyBytes?: number;
+  /** Deepest JSON nesting of a request body. Default 64. */
+  maxJsonDepth?: number;
+  /** An executor running longer is aborted and its task FAILED. Default 600000 (10 min). */
+  executorTimeoutMs?: number;
+}
+
+/** @publicApi */
+export interface A2ATaskOptions {
+  /** How long a finished task stays readable, in milliseconds. Default 3600000 (1 h). */
+  retentionMs?: number;
+  /** How many finished tasks the in-memory store keeps at most. Default 10000. */
+  maxTerminalTasks?: number;
+}
+
+/** @publicApi */
+export interface A2AModuleOptions {
+  /**
+   * The URL clients reach this app at (scheme, host, port, any path prefix of a proxy): the base of
+   * every URL on the Agent Cards. Default: the address the server listens on.
+   */
+  publicUrl?: string;
+  /** The agent served at the root paths when several are published. Default: the only one. */
+  defaultAgent?: string;
+  card?: A2ACardOptions;
+  streaming?: A2AStreamingOptions;
+  limits?: A2ALimitOptions;
+  tasks?: A2ATaskOptions;
+}
+
+/** @publicApi */
+export interface A2APathOptions {
+  /** Path of the JSON-RPC binding of the default agent, or `false` to not mount it. Default `/a2a/jsonrpc`. */
+  jsonRpc?: string | false;
+  /** Path of the HTTP+JSON binding of the default agent, or `false` to not mount it. Default `/a2a/rest`. */
+  rest?: string | false;
+  /** Per-agent prefix: agent `x` is at `{agents}/x/.well-known/agent-card.json` and `{agents}/x{jsonRpc}`. Default `/agents`. */
+  agents?: string;
+}
+
+/**
+ * Fixed when the module is compiled, for `forRoot` and `forRootAsync` alike (Nest routes are static).
+ * @publicApi
+ */
+export interface A2AModuleExtras {
+  isGlobal?: boolean;
+  paths?: A2APathOptions;
+}
+
+/** Options with every default filled in. */
+export interface ResolvedA2AOptions {
+  publicUrl?: string;
+  defaultAgent?: string;
+  card: Required<Pick<A2ACardOptions, 'version' | 'maxAgeSeconds'>> & Omit<A2ACardOptions, 'version' | 'maxAgeSeconds'>;
+  streaming: Required<A2AStreamingOptions>;
+  limits: Required<A2ALimitOptions>;
+  tasks: Required<A2ATaskOptions>;
+}
+
+export interface ResolvedA2APaths {
+  jsonRpc: string | false;
+  rest: string | false;
+  agents: string;
+}
+
+const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent'> = {
+  card: { version: '1.0.0', maxAgeSeconds: 300 },
+  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
+  limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
+  tasks: { retentionMs: 3_600_000, maxTerminalTasks: 10_000 },
+};
+
+// ---- validation (class-validator), run once at start-up ----
+
+const urlOptions = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
+class ProviderDto {
+  @IsUrl(urlOptions) url!: string;
+  @IsString() organization!: string;
+}
+
+class CardDto {
+  @IsOptional() @ValidateNested() @Type(() => ProviderDto) provider?: ProviderDto;
+  @IsOptional() @IsString() version?: string;
+  @IsOptional() @IsUrl(urlOptions) documentationUrl?: string;
+  @IsOptional() @IsUrl(urlOptions) iconUrl?: string;
+  @IsOptional() @IsInt() @Min(0) maxAgeSeconds?: number;
+}
+
+class StreamingDto {
+  @IsOptional() @IsInt() @Min(1000) heartbeatMs?: number;
+  @IsOptional() @IsInt() @Min(1) maxStreams?: number;
+  @IsOptional() @IsInt() @Min(1) maxStreamsPerCaller?: number;
+}
+
+class LimitsDto {
+  @IsOptional() @IsInt() @Min(1024) maxBodyBytes?: number;
+  @IsOptional() @IsInt() @Min(4) @Max(10_000) maxJsonDepth?: number;
+  @IsOptional() @IsInt() @Min(1) executorTimeoutMs?: number;
+}
+
+class TasksDto {
+  @IsOptional() @IsInt() @Min(1000) retentionMs?: number;
+  @IsOptional() @IsInt() @Min(1) maxTerminalTasks?: number;
+}
+
+class OptionsDto {
+  @IsOptional() @IsUrl(urlOptions) publicUrl?: string;
+  @IsOptional() @IsString() defaultAgent?: string;
+  @IsOptional() @ValidateNested() @Type(() => CardDto) card?: CardDto;
+  @IsOptional() @ValidateNested() @Type(() => StreamingDto) streaming?: StreamingDto;
+  @IsOptional() @ValidateNested() @Type(() => LimitsDto) limits?: LimitsDto;
+  @IsOptional() @ValidateNested() @Type(() => TasksDto) tasks?: TasksDto;
+}
+
+
+function flatten(errors: ValidationError[], prefix = ''): string[] {
+  return errors.flatMap((e) => {
+    const path = prefix ? `${prefix}.${e.property}` : e.property;
+    // constraint texts name the property, never its value (an option may be a secret)
+    const own = Object.values(e.constraints ?? {}).map((text) => `${path}: ${text}`);
+    return [...own, ...flatten(e.children ?? [], path)];
+  });
+}
+
+const PATH_PATTERN = /^\/[A-Za-z0-9._~\-/]*$/;
+
+function pathProblems(paths: A2APathOptions): string[] {
+  const problems: string[] = [];
+  for (const key of ['jsonRpc', 'rest', 'agents'] as const) {
+    const value = paths[key];
+    if (value === undefined || value === false) continue;
+    if (typeof value !== 'string' || !PATH_PATTERN.test(value) || value.endsWith('/') && value !== '/') {
+      problems.push(`paths.${key}: must be a path such as "/a2a/${key.toLowerCase()}" (letters, digits, - . _ ~ /; no trailing slash)`);
+    }
+  }
+  if (paths.agents === '/') problems.push('paths.agents: must not be "/"');
+  if (paths.jsonRpc === false && paths.rest === false) problems.push('paths: at least one binding (jsonRpc or rest) must be mounted');
+  return problems;
+}
+
+/**
+ * Validates options (all problems at once) and merges defaults level by level.
+ * @throws A2AConfigurationError
+ */
+export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions {
+  const problems = flatten(validateSync(plainToInstance(OptionsDto, options ?? {}), { forbidUnknownValues: false }));
+  if (problems.length > 0) throw new A2AConfigurationError(problems);
+  return {
+    publicUrl: options.publicUrl?.replace(/\/+$/, ''),
+    defaultAgent: options.defaultAgent,
+    card: { ...DEFAULTS.card, ...options.card },
+    streaming: { ...DEFAULTS.streaming, ...options.streaming },
+    limits: { ...DEFAULTS.limits, ...options.limits },
+    tasks: { ...DEFAULTS.tasks, ...options.tasks },
+  };
+}
+
+/** @throws A2AConfigurationError */
+export function resolveA2APaths(paths: A2APathOptions = {}): ResolvedA2APaths {
+  const problems = pathProblems(paths);
+  if (problems.length > 0) throw new A2AConfigurationError(problems);
+  return {
+    jsonRpc: paths.jsonRpc === undefined ? '/a2a/jsonrpc' : paths.jsonRpc,
+    rest: paths.rest === undefined ? '/a2a/rest' : paths.rest,
+    agents: paths.agents ?? '/agents',
+  };
+}

@@ -1,0 +1,40 @@
+/** The public face of nestjs-a2a: everything users import. Anything not exported here may change. */
+
+// module and options
+export { A2AModule } from './a2a.module.js';
+export type {
+  A2ACardOptions,
+  A2ALimitOptions,
+  A2AModuleExtras,
+  A2AModuleOptions,
+  A2APathOptions,
+  A2AStreamingOptions,
+  A2ATaskOptions,
+} from './config/a2a-options.js';
+export { A2AConfigurationError } from './config/a2a-configuration.error.js';
+
+// agents
+export { A2AAgent, type A2AAgentOptions } from './server/a2a-agent.decorator.js';
+export type { A2ACaller, AgentExecutor, AgentTool, MessageInput, ToolInvocation } from './tasks/agent-executor.js';
+export { TaskContext, type ArtifactChunkOptions } from './tasks/task-context.js';
+export { A2ACallerResolver, ANONYMOUS_SUBJECT } from './server/caller-resolver.js';
+
+// tasks: stores, logs, the manager
+export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';
+export { EventLog, type LoggedEvent } from './tasks/event-log.js';
+export { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
+export { InMemoryEventLog } from './tasks/in-memory-event-log.js';
+export type { RetentionOptions } from './tasks/retention.js';
+export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';
+export { A2ARequestHandler, type A2ACall, type StreamEvent } from './server/a2a-request-handler.js';
+
+// protocol: the wire model, errors, codec
+export * from './protocol/types.js';
+export * from './protocol/errors.js';
+export { decode, encode, type Schema } from './protocol/codec.js';
+export * as schemas from './protocol/schemas.js';
+export { OPERATIONS, type A2AOperation } from './protocol/operations.js';
+export { REST_ROUTES, type RestRoute } from './protocol/rest-routes.js';
+export { EXTENSIONS_HEADER, VERSION_HEADER } from './protocol/service-params.js';
+export { A2A_JSON } from './protocol/json-body.js';
+export { buildAgentCard, serializeAgentCard, type AgentCardFields } from './protocol/agent-card.js';

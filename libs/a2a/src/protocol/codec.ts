@@ -1,0 +1,261 @@
+/**
+ * ProtoJSON with field presence, driven by small message schemas (see `schemas.ts`).
+ *
+ * decode: camelCase or snake_case names; `null` means "not set"; enums by name or number;
+ * int32 from a number or a numeric string; bytes in either base64 alphabet; unknown fields
+ * ignored; REQUIRED fields, oneofs and bounds checked, every violation collected with its path.
+ *
+ * encode: camelCase only; enums as names; an unset field is absent; a field with presence is
+ * kept whenever it is set; REQUIRED fields always appear; other fields holding their default
+ * are left out; keys that are not in the schema never reach the wire.
+ */
+import { InvalidParamsError, type FieldViolation } from './errors.js';
+
+export type ScalarType = 'string' | 'bool' | 'int32' | 'bytes' | 'timestamp' | 'struct' | 'value';
+export type FieldType =
+  | ScalarType
+  | { readonly enum: readonly string[] }
+  | { readonly message: () => Schema }
+  | { readonly map: FieldType };
+
+export interface FieldSpec {
+  readonly type: FieldType;
+  readonly repeated?: boolean;
+  /** `field_behavior = REQUIRED`: present and not the default (a repeated one: not empty). */
+  readonly required?: boolean;
+  /** REQUIRED repeated field that may legitimately be empty (`skills`, `tasks`): always emitted, never refused. */
+  readonly alwaysEmit?: boolean;
+  /** proto3 `optional`: a set value is kept even when it equals the default. */
+  readonly presence?: boolean;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+export interface OneofSpec {
+  readonly members: readonly string[];
+  readonly required?: boolean;
+}
+
+/** A message schema; `T` only ties a schema to its TypeScript type. */
+export interface Schema<T = unknown> {
+  readonly name: string;
+  readonly fields: Readonly<Record<string, FieldSpec>>;
+  readonly oneofs?: Readonly<Record<string, OneofSpec>>;
+  /** @internal phantom */
+  readonly __type?: T;
+}
+
+export function schema<T>(name: string, fields: Record<string, FieldSpec>, oneofs?: Record<string, OneofSpec>): Schema<T> {
+  // members of a oneof have explicit presence in proto3: `{"text": ""}` is a text part
+  const members = new Set(Object.values(oneofs ?? {}).flatMap((o) => o.members));
+  const withPresence = Object.fromEntries(
+    Object.entries(fields).map(([key, spec]) => [key, members.has(key) ? { ...spec, presence: true } : spec]),
+  );
+  return { name, fields: withPresence, oneofs };
+}
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+const BASE64 = /^(?:[A-Za-z0-9+/\-_]{4})*(?:[A-Za-z0-9+/\-_]{2}(?:==)?|[A-Za-z0-9+/\-_]{3}=?)?$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** snake_case → lowerCamelCase (`context_id` → `contextId`). */
+function camel(key: string): string {
+  return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+class Decoder {
+  readonly violations: FieldViolation[] = [];
+
+  fail(field: string, description: string): undefined {
+    this.violations.push({ field, description });
+    return undefined;
+  }
+
+  message(schema: Schema, input: unknown, path: string): Record<string, unknown> | undefined {
+    if (!isPlainObject(input)) return this.fail(path || '(body)', 'must be a JSON object');
+    const out: Record<string, unknown> = {};
+    const seen = new Set<string>();
+    for (const [rawKey, rawValue] of Object.entries(input)) {
+      const key = rawKey in schema.fields ? rawKey : camel(rawKey);
+      const spec = schema.fields[key];
+      if (!spec) continue; // unknown fields are ignored (spec §5.7)
+      const fieldPath = join(path, key);
+      if (seen.has(key)) {
+        this.fail(fieldPath, 'given twice (camelCase and snake_case)');
+        continue;
+      }
+      seen.add(key);
+      const value = this.field(spec, rawValue, fieldPath);
+      if (value !== undefined) out[key] = value;
+    }
+    this.checkRequired(schema, out, path);
+    this.checkOneofs(schema, out, path);
+    return out;
+  }
+
+  private field(spec: FieldSpec, raw: unknown, path: string): unknown {
+    if (raw === null && (spec.repeated || spec.type !== 'value')) return undefined;
+    if (spec.repeated) {
+      if (!Array.isArray(raw)) return this.fail(path, 'must be an array');
+      const items: unknown[] = [];
+      raw.forEach((item, i) => {
+        const value = this.single(spec, item, `${path}[${i}]`);
+        if (value !== undefined) items.push(value);
+      });
+      return items.length === 0 && !spec.presence ? undefined : items;
+    }
+    const value = this.single(spec, raw, path);
+    if (value === undefined || spec.presence) return value;
+    // an unset REQUIRED field is reported by checkRequired; a default value counts as unset
+    return isDefault(spec.type, value) ? undefined : value;
+  }
+
+  private single(spec: FieldSpec, raw: unknown, path: string): unknown {
+    const type = spec.type;
+    if (typeof type === 'object') {
+      if ('enum' in type) return this.enumValue(type.enum, raw, path);
+      if ('message' in type) return this.message(type.message(), raw, path);
+      if (!isPlainObject(raw)) return this.fail(path, 'must be a JSON object');
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(raw)) {
+        const value = this.single({ type: type.map }, v, `${path}.${k}`);
+        if (value !== undefined) out[k] = value;
+      }
+      return out;
+    }
+    switch (type) {
+      case 'string':
+        return typeof raw === 'string' ? raw : this.fail(path, 'must be a string');
+      case 'bool':
+        return typeof raw === 'boolean' ? raw : this.fail(path, 'must be a boolean');
+      case 'int32':
+        return this.int32(spec, raw, path);
+      case 'bytes':
+        if (typeof raw !== 'string' || !BASE64.test(raw)) return this.fail(path, 'must be a base64 string');
+        return Buffer.from(raw, 'base64').toString('base64');
+      case 'timestamp':
+        return this.timestamp(raw, path);
+      case 'struct':
+        return isPlainObject(raw) ? raw : this.fail(path, 'must be a JSON object');
+      case 'value':
+        return raw;
+    }
+  }
+
+  private enumValue(names: readonly string[], raw: unknown, path: string): string | undefined {
+    if (typeof raw === 'string' && names.includes(raw)) return raw;
+    if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw < names.length) return names[raw];
+    return this.fail(path, `must be one of ${names.join(', ')}`);
+  }
+
+  private int32(spec: FieldSpec, raw: unknown, path: string): number | undefined {
+    const value = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) {
+      return this.fail(path, 'must be an integer');
+    }
+    if (spec.min !== undefined && value < spec.min) return this.fail(path, `must be at least ${spec.min}`);
+    if (spec.max !== undefined && value > spec.max) return this.fail(path, `must be at most ${spec.max}`);
+    return value;
+  }
+
+  private timestamp(raw: unknown, path: string): string | undefined {
+    const match = typeof raw === 'string' ? RFC3339.exec(raw) : null;
+    const time = match ? Date.parse(raw as string) : NaN;
+    if (!match || Number.isNaN(time)) return this.fail(path, 'must be an RFC 3339 timestamp, e.g. 2026-01-31T10:00:00.000Z');
+    return new Date(time).toISOString();
+  }
+
+  private checkRequired(schema: Schema, out: Record<string, unknown>, path: string): void {
+    for (const [key, spec] of Object.entries(schema.fields)) {
+      if (!spec.required || out[key] !== undefined) continue;
+      if (spec.alwaysEmit) {
+        out[key] = [];
+        continue;
+      }
+      // a present-but-default value was dropped by field(): report it the same way
+      this.fail(join(path, key), spec.repeated ? 'is required and must not be empty' : 'is required');
+    }
+  }
+
+  private checkOneofs(schema: Schema, out: Record<string, unknown>, path: string): void {
+    for (const [name, oneof] of Object.entries(schema.oneofs ?? {})) {
+      const set = oneof.members.filter((m) => out[m] !== undefined);
+      if (set.length > 1) this.fail(join(path, set[1]), `only one of ${oneof.members.join(', ')} may be set`);
+      if (set.length === 0 && oneof.required) this.fail(path || name, `one of ${oneof.members.join(', ')} is required`);
+    }
+  }
+}
+
+function isDefault(type: FieldType, value: unknown): boolean {
+  if (typeof type === 'object') {
+    if ('enum' in type) return value === type.enum[0];
+    if ('map' in type) return isPlainObject(value) && Object.keys(value).length === 0;
+    return false; // a set message is emitted even when empty
+  }
+  switch (type) {
+    case 'string':
+    case 'bytes':
+      return value === '';
+    case 'bool':
+      return value === false;
+    case 'int32':
+      return value === 0;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Parses `input` as the ProtoJSON of `schema`.
+ * @throws InvalidParamsError listing every violation, each naming its field path under `path`.
+ */
+export function decode<T>(schema: Schema<T>, input: unknown, path = ''): T {
+  const decoder = new Decoder();
+  const out = decoder.message(schema, input, path);
+  if (decoder.violations.length > 0 || out === undefined) throw new InvalidParamsError(decoder.violations);
+  return out as T;
+}
+
+/** Serialises `value` as the ProtoJSON of `schema` (see the file comment for the presence rules). */
+export function encode<T>(schema: Schema<T>, value: T): Record<string, unknown> {
+  return encodeMessage(schema, value as Record<string, unknown>);
+}
+
+function encodeMessage(schema: Schema, value: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(schema.fields)) {
+    const v = value[key];
+    if (v === undefined) {
+      if (spec.required && spec.repeated) out[key] = [];
+      continue;
+    }
+    if (spec.repeated) {
+      const items = (v as unknown[]).map((item) => encodeSingle(spec.type, item));
+      if (items.length > 0 || spec.required || spec.presence) out[key] = items;
+      continue;
+    }
+    if (!spec.required && !spec.presence && isDefault(spec.type, v)) continue;
+    out[key] = encodeSingle(spec.type, v);
+  }
+  return out;
+}
+
+function encodeSingle(type: FieldType, value: unknown): unknown {
+  if (typeof type === 'object') {
+    if ('enum' in type) return value;
+    if ('message' in type) return encodeMessage(type.message(), value as Record<string, unknown>);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = encodeSingle(type.map, v);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,61 @@
+/** The JSON-RPC 2.0 envelope of the A2A JSON-RPC binding (spec §9). */
+import { InvalidRequestError, MethodNotFoundError, type A2AError } from './errors.js';
+import { isOperation, type A2AOperation } from './operations.js';
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcCall {
+  id: JsonRpcId;
+  method: A2AOperation;
+  /** Raw params; decoded against the operation's request schema by the caller. */
+  params: unknown;
+}
+
+/** Thrown for a broken envelope; carries the id when one could be read. */
+export class JsonRpcEnvelopeError extends Error {
+  constructor(
+    readonly id: JsonRpcId,
+    readonly error: A2AError,
+  ) {
+    super(error.message);
+  }
+}
+
+function isValidId(id: unknown): id is JsonRpcId {
+  return id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+}
+
+/**
+ * Validates the envelope of a parsed JSON-RPC body. A missing `id` is answered with `id: null`
+ * (every A2A method is request/response); batches are not part of A2A.
+ * @throws JsonRpcEnvelopeError
+ */
+export function parseJsonRpcCall(body: unknown): JsonRpcCall {
+  if (Array.isArray(body)) throw new JsonRpcEnvelopeError(null, new InvalidRequestError('Batch requests are not supported'));
+  if (typeof body !== 'object' || body === null) {
+    throw new JsonRpcEnvelopeError(null, new InvalidRequestError('The request must be a JSON-RPC 2.0 request object'));
+  }
+  const request = body as Record<string, unknown>;
+  const id = request.id === undefined ? null : request.id;
+  if (!isValidId(id)) throw new JsonRpcEnvelopeError(null, new InvalidRequestError('"id" must be a string, a number or null'));
+  if (request.jsonrpc !== '2.0') throw new JsonRpcEnvelopeError(id, new InvalidRequestError('"jsonrpc" must be "2.0"'));
+  if (typeof request.method !== 'string' || request.method === '') {
+    throw new JsonRpcEnvelopeError(id, new InvalidRequestError('"method" must be a non-empty string'));
+  }
+  if (!isOperation(request.method)) {
+    throw new JsonRpcEnvelopeError(id, new MethodNotFoundError(`Method not found: ${request.method.slice(0, 100)}`));
+  }
+  const params = request.params ?? {};
+  if (typeof params !== 'object' || Array.isArray(params)) {
+    throw new JsonRpcEnvelopeError(id, new InvalidRequestError('"params" must be a JSON object'));
+  }
+  return { id, method: request.method, params };
+}
+
+export function jsonRpcResult(id: JsonRpcId, result: unknown) {
+  return { jsonrpc: '2.0' as const, id, result };
+}
+
+export function jsonRpcError(id: JsonRpcId, error: A2AError) {
+  return { jsonrpc: '2.0' as const, id, error: error.toJsonRpc() };
+}

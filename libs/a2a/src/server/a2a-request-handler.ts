@@ -1,0 +1,208 @@
+/**
+ * One method per A2A operation, shared by every binding. Knows no `req`/`res`: a binding decodes
+ * the request into params and an {@link A2ACall}, and encodes what comes back.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { decode, encode } from '../protocol/codec.js';
+import {
+  ContentTypeNotSupportedError,
+  PushNotificationNotSupportedError,
+  UnsupportedOperationError,
+} from '../protocol/errors.js';
+import { OPERATIONS, type A2AOperation } from '../protocol/operations.js';
+import { LIST_TASKS_DEFAULT_PAGE_SIZE, ListTasksResponseSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../protocol/schemas.js';
+import { taskView } from '../protocol/task-view.js';
+import {
+  isTerminalState,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+} from '../protocol/types.js';
+import type { A2ACaller } from '../tasks/agent-executor.js';
+import { TaskManager } from '../tasks/task-manager.js';
+import type { TaskScope } from '../tasks/task-store.js';
+import { acceptsMediaType, type PublishedAgent } from './agent-registry.js';
+
+/** Everything about a request that is not its params. */
+export interface A2ACall {
+  readonly agent: PublishedAgent;
+  readonly caller: A2ACaller;
+  /** Extensions requested and supported: active for this request. */
+  readonly extensions: readonly string[];
+  /** Fires when the client goes away: streams stop following the task (the task goes on). */
+  readonly signal: AbortSignal;
+  /** `Last-Event-ID` of a reconnecting stream. */
+  readonly lastEventId?: number;
+}
+
+/** One event of a stream; `seq` is its place in the task's log (absent for a Message answer). */
+export interface StreamEvent {
+  readonly seq?: number;
+  readonly event: StreamResponse;
+}
+
+/** An operation's outcome, encoded as ProtoJSON, ready for any binding. */
+export type DispatchResult = { readonly result: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
+
+@Injectable()
+export class A2ARequestHandler {
+  constructor(@Inject(TaskManager) private readonly tasks: TaskManager) {}
+
+  /**
+   * Decodes `params` for `operation`, runs it, and encodes the result.
+   * @throws A2AError (InvalidParamsError naming each bad field, and each operation's own errors)
+   */
+  async dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
+    const spec = OPERATIONS[operation];
+    // capability checks come first: an unsupported operation is refused whatever its params
+    switch (operation) {
+      case 'CreateTaskPushNotificationConfig':
+      case 'GetTaskPushNotificationConfig':
+      case 'ListTaskPushNotificationConfigs':
+      case 'DeleteTaskPushNotificationConfig':
+        throw new PushNotificationNotSupportedError();
+      case 'GetExtendedAgentCard':
+        throw new UnsupportedOperationError('This agent has no extended agent card (capabilities.extendedAgentCard is false)');
+    }
+    const request = decode(spec.request, params);
+    switch (operation) {
+      case 'SendMessage':
+        return { result: encode(SendMessageResponseSchema, await this.sendMessage(call, request as SendMessageRequest)) };
+      case 'SendStreamingMessage':
+        return { stream: this.sendStreamingMessage(call, request as SendMessageRequest) };
+      case 'GetTask':
+        return { result: encode(TaskSchema, await this.getTask(call, request as GetTaskRequest)) };
+      case 'ListTasks':
+        return { result: this.encodeList(await this.listTasks(call, request as ListTasksRequest), request as ListTasksRequest) };
+      case 'CancelTask':
+        return { result: encode(TaskSchema, await this.cancelTask(call, request as CancelTaskRequest)) };
+      case 'SubscribeToTask':
+        return { stream: this.subscribeToTask(call, request as SubscribeToTaskRequest) };
+    }
+  }
+
+  async sendMessage(call: A2ACall, request: SendMessageRequest): Promise<SendMessageResponse> {
+    const turn = await this.startTurn(call, request);
+    const start = await turn.started;
+    if ('message' in start) return { message: start.message };
+    if (!request.configuration?.returnImmediately) await turn.settled;
+    const stored = await this.tasks.get(this.scope(call, request.tenant), start.taskId);
+    return { task: taskView(stored.task, { historyLength: request.configuration?.historyLength }) };
+  }
+
+  async *sendStreamingMessage(call: A2ACall, request: SendMessageRequest): AsyncIterable<StreamEvent> {
+    const turn = await this.startTurn(call, request);
+    const start = await turn.started;
+    if ('message' in start) {
+      yield { event: { message: start.message } };
+      return;
+    }
+    yield* this.follow(call, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
+  }
+
+  async getTask(call: A2ACall, request: GetTaskRequest): Promise<Task> {
+    const stored = await this.tasks.get(this.scope(call, request.tenant), request.id);
+    return taskView(stored.task, { historyLength: request.historyLength });
+  }
+
+  async listTasks(call: A2ACall, request: ListTasksRequest): Promise<ListTasksResponse> {
+    const pageSize = request.pageSize ?? LIST_TASKS_DEFAULT_PAGE_SIZE;
+    const page = await this.tasks.list(this.scope(call, request.tenant), {
+      contextId: request.contextId,
+      status: request.status === 'TASK_STATE_UNSPECIFIED' ? undefined : request.status,
+      statusTimestampAfter: request.statusTimestampAfter,
+      pageSize,
+      pageToken: request.pageToken,
+    });
+    const view = { historyLength: request.historyLength, includeArtifacts: request.includeArtifacts === true };
+    return { tasks: page.tasks.map((t) => taskView(t, view)), nextPageToken: page.nextPageToken, pageSize, totalSize: page.totalSize };
+  }
+
+  cancelTask(call: A2ACall, request: CancelTaskRequest): Promise<Task> {
+    return this.tasks.cancel(this.scope(call, request.tenant), request.id);
+  }
+
+  /**
+   * Without `Last-Event-ID`: the Task snapshot first, then its updates. With it: exactly the
+   * events after that sequence number (a reconnect), even when the task has finished since.
+   */
+  async *subscribeToTask(call: A2ACall, request: SubscribeToTaskRequest): AsyncIterable<StreamEvent> {
+    const stored = await this.tasks.get(this.scope(call, request.tenant), request.id);
+    const terminal = isTerminalState(stored.task.status.state);
+    if (call.lastEventId !== undefined) {
+      if (terminal && call.lastEventId >= stored.seq) return;
+      yield* this.follow(call, request.id, call.lastEventId, false);
+      return;
+    }
+    if (terminal) {
+      throw new UnsupportedOperationError(`Task ${request.id} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
+        taskId: request.id,
+      });
+    }
+    yield { seq: stored.seq, event: { task: taskView(stored.task) } };
+    yield* this.follow(call, request.id, stored.seq, true);
+  }
+
+  /** ProtoJSON of a ListTasks answer: with `includeArtifacts`, every task carries `artifacts` (maybe `[]`). */
+  private encodeList(response: ListTasksResponse, request: ListTasksRequest): unknown {
+    const encoded = encode(ListTasksResponseSchema, response) as { tasks: Array<Record<string, unknown>> };
+    if (request.includeArtifacts) encoded.tasks.forEach((t) => (t.artifacts ??= []));
+    return encoded;
+  }
+
+  private startTurn(call: A2ACall, request: SendMessageRequest) {
+    if (request.configuration?.taskPushNotificationConfig) {
+      throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
+    }
+    const refused = request.message.parts.find((p) => p.mediaType !== undefined && !acceptsMediaType(call.agent, p.mediaType));
+    if (refused) {
+      throw new ContentTypeNotSupportedError(`This agent does not take ${refused.mediaType}; it takes ${call.agent.inputModes.join(', ')}`, {
+        mediaType: refused.mediaType!,
+      });
+    }
+    return this.tasks.send({
+      agent: call.agent,
+      scope: this.scope(call, request.tenant),
+      request,
+      caller: call.caller,
+      extensions: call.extensions,
+    });
+  }
+
+  /**
+   * A task's log as a stream: ends after a terminal state or INPUT_REQUIRED (AUTH_REQUIRED stays
+   * open: the agent may resume once credentials arrive out of band), or when the client goes away.
+   * After a stream's first event, a `task` event (a continuation) is shown as its status update.
+   */
+  private async *follow(call: A2ACall, taskId: string, afterSeq: number, started: boolean, historyLength?: number): AsyncIterable<StreamEvent> {
+    for await (const { seq, event } of this.tasks.follow(taskId, afterSeq, call.signal)) {
+      let shown: StreamResponse = event;
+      if ('task' in event) {
+        shown = started
+          ? { statusUpdate: { taskId, contextId: event.task.contextId ?? '', status: event.task.status } }
+          : { task: taskView(event.task, { historyLength }) };
+      }
+      started = true;
+      yield { seq, event: shown };
+      if ('statusUpdate' in shown) {
+        const state = shown.statusUpdate.status.state;
+        if (isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED') return;
+      }
+    }
+  }
+
+  private scope(call: A2ACall, tenant: string | undefined): TaskScope {
+    return { agent: call.agent.name, tenant: tenant ?? '', subject: call.caller.subject };
+  }
+}
+
+/** ProtoJSON of one stream event. */
+export function encodeStreamEvent(event: StreamResponse): unknown {
+  return encode(StreamResponseSchema, event);
+}

@@ -1,0 +1,127 @@
+/**
+ * What both HTTP bindings share: version and extension negotiation, the caller, dispatch to the
+ * request handler, JSON answers and SSE streams. A binding only says how its bodies look.
+ */
+import { Inject, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
+import { A2AError, toA2AError } from '../../protocol/errors.js';
+import { responseMediaType } from '../../protocol/json-body.js';
+import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
+import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
+import { PROTOCOL_VERSION } from '../../protocol/types.js';
+import { A2A_OPTIONS } from '../a2a-options.provider.js';
+import { A2ARequestHandler, type A2ACall, type StreamEvent } from '../a2a-request-handler.js';
+import type { PublishedAgent } from '../agent-registry.js';
+import { A2ACallerResolver } from '../caller-resolver.js';
+import { SseStreams, type SseStream } from './sse-streams.js';
+
+/** How one binding shapes its bodies. */
+export interface WireFormat {
+  /** Body of a successful unary answer. */
+  result(result: unknown): unknown;
+  /** Body of an error answer, and data of an `event: error` in a stream. */
+  error(error: A2AError): unknown;
+  /** HTTP status of an error answer. */
+  errorStatus(error: A2AError): number;
+  /** Data of one SSE event. */
+  event(event: StreamEvent): unknown;
+}
+
+/** One request/answer: the media type chosen, the headers every answer carries, the body format. */
+export interface Exchange {
+  readonly mediaType: string;
+  readonly headers: Record<string, string>;
+  readonly format: WireFormat;
+}
+
+export abstract class HttpBinding {
+  protected readonly logger = new Logger('A2A');
+
+  @Inject(A2A_OPTIONS) protected readonly options!: ResolvedA2AOptions;
+  @Inject(A2ARequestHandler) private readonly handler!: A2ARequestHandler;
+  @Inject(A2ACallerResolver) private readonly callers!: A2ACallerResolver;
+  @Inject(SseStreams) private readonly streams!: SseStreams;
+
+  protected exchange(req: Request, format: WireFormat): Exchange {
+    return {
+      mediaType: responseMediaType(req.headers['content-type'], req.headers.accept),
+      headers: { [VERSION_HEADER]: PROTOCOL_VERSION },
+      format,
+    };
+  }
+
+  /** Runs one operation and answers: JSON, or an SSE stream for the streaming operations. */
+  protected async serve(req: Request, res: Response, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
+    negotiateVersion(headerOrQuery(req, VERSION_HEADER), [PROTOCOL_VERSION]);
+    const extensions = activateExtensions(parseExtensionsHeader(req.headers[EXTENSIONS_HEADER.toLowerCase()]), agent.extensions);
+    if (extensions.length > 0) exchange.headers[EXTENSIONS_HEADER] = extensions.join(', ');
+    const closed = new AbortController();
+    res.on('close', () => closed.abort());
+    const call: A2ACall = {
+      agent,
+      caller: this.callers.resolve(req),
+      extensions,
+      signal: closed.signal,
+      lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
+    };
+    // a stream slot is taken before any work starts, so a refused stream starts no task
+    const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;
+    try {
+      const outcome = await this.handler.dispatch(call, operation, params);
+      if ('result' in outcome) return this.sendJson(res, 200, exchange.format.result(outcome.result), exchange);
+      await this.pipe(stream!, outcome.stream, exchange);
+    } finally {
+      stream?.close();
+    }
+  }
+
+  /** Errors before a stream opened are ordinary answers; after, an `event: error` and the end. */
+  protected fail(res: Response, error: unknown, exchange: Exchange): void {
+    const a2aError = toA2AError(error);
+    if (!(error instanceof A2AError)) this.logUnexpected('Request', error);
+    if (res.headersSent) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    const headers = { ...exchange.headers };
+    if (a2aError.metadata.allow) headers.Allow = a2aError.metadata.allow;
+    this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
+  }
+
+  /** Only the error's class: its message and stack may hold secrets or internals. */
+  private logUnexpected(what: string, error: unknown): void {
+    this.logger.error(`${what} failed unexpectedly: ${(error as Error)?.name ?? typeof error}`);
+  }
+
+  protected sendJson(res: Response, status: number, body: unknown, exchange: Exchange): void {
+    res.status(status).set(exchange.headers).type(exchange.mediaType).send(JSON.stringify(body));
+  }
+
+  private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, exchange: Exchange): Promise<void> {
+    const iterator = events[Symbol.asyncIterator]();
+    // the first event decides: an error before it is an ordinary error answer
+    const first = await iterator.next();
+    stream.open(exchange.headers);
+    try {
+      for (let next = first; !next.done; next = await iterator.next()) {
+        await stream.write(formatSseEvent(exchange.format.event(next.value), { id: next.value.seq }));
+      }
+    } catch (error) {
+      const a2aError = toA2AError(error);
+      if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
+      await stream.write(formatSseEvent(exchange.format.error(a2aError), { event: 'error' }));
+    } finally {
+      await iterator.return?.();
+    }
+  }
+}
+
+/** A service parameter from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
+function headerOrQuery(req: Request, name: string): string | undefined {
+  const header = req.headers[name.toLowerCase()];
+  if (typeof header === 'string') return header;
+  const query = req.query[name] ?? req.query[name.toLowerCase()];
+  return typeof query === 'string' ? query : undefined;
+}

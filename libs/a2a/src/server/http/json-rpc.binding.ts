@@ -1,0 +1,47 @@
+/** The JSON-RPC 2.0 binding (spec §9): one POST endpoint, PascalCase methods, SSE for streams. */
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { InvalidRequestError, MethodNotAllowedError } from '../../protocol/errors.js';
+import { JSON_BODY_TYPES, checkContentType } from '../../protocol/json-body.js';
+import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from '../../protocol/jsonrpc.js';
+import { encodeStreamEvent } from '../a2a-request-handler.js';
+import { AgentRegistry } from '../agent-registry.js';
+import { HttpBinding, type WireFormat } from './http-binding.js';
+import { hasBody, readJsonBody } from './request-body.js';
+
+/** JSON-RPC errors travel in HTTP 200 answers, except failures of the HTTP exchange itself. */
+const TRANSPORT_STATUSES = new Set([401, 403, 404, 405, 413, 415, 429]);
+
+/** JSON-RPC bodies for one request: they all carry its id, once it is known. */
+export class JsonRpcFormat implements WireFormat {
+  id: JsonRpcId = null;
+  result = (result: unknown) => jsonRpcResult(this.id, result);
+  error = (error: Parameters<WireFormat['error']>[0]) => jsonRpcError(this.id, error);
+  errorStatus = (error: Parameters<WireFormat['error']>[0]) => (TRANSPORT_STATUSES.has(error.httpStatus) ? error.httpStatus : 200);
+  event = (event: Parameters<WireFormat['event']>[0]) => jsonRpcResult(this.id, encodeStreamEvent(event.event));
+}
+
+@Injectable()
+export class JsonRpcBinding extends HttpBinding {
+  constructor(@Inject(AgentRegistry) private readonly registry: AgentRegistry) {
+    super();
+  }
+
+  async handle(req: Request, res: Response): Promise<void> {
+    const format = new JsonRpcFormat();
+    const exchange = this.exchange(req, format);
+    try {
+      if (req.method !== 'POST') throw new MethodNotAllowedError('The JSON-RPC endpoint takes POST only', { allow: 'POST' });
+      const agent = this.registry.resolve(req.params.agent as string | undefined);
+      checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
+      const body = await readJsonBody(req, this.options.limits);
+      if (body === undefined) throw new InvalidRequestError('The request has no body; send a JSON-RPC 2.0 request object');
+      const rpc = parseJsonRpcCall(body);
+      format.id = rpc.id;
+      await this.serve(req, res, exchange, agent, rpc.method, rpc.params);
+    } catch (error) {
+      if (error instanceof JsonRpcEnvelopeError) format.id = error.id;
+      this.fail(res, error instanceof JsonRpcEnvelopeError ? error.error : error, exchange);
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/** Open SSE streams: limits (overall and per caller), one shared heartbeat, back-pressure, clean-up. */
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
+import { ResourceExhaustedError } from '../../protocol/errors.js';
+import { SSE_HEADERS, SSE_HEARTBEAT } from '../../protocol/sse.js';
+import { A2A_OPTIONS } from '../a2a-options.provider.js';
+
+/** One open stream. Writes wait for the socket to drain, so a slow client cannot grow memory. */
+export class SseStream {
+  private closed = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly release: () => void,
+  ) {}
+
+  /** Sends the status line and headers (HTTP 200, text/event-stream). */
+  open(extraHeaders: Record<string, string>): void {
+    this.res.writeHead(200, { ...SSE_HEADERS, ...extraHeaders });
+    this.res.flushHeaders();
+  }
+
+  async write(chunk: string): Promise<void> {
+    if (this.closed || this.res.writableEnded || this.res.destroyed) return;
+    if (!this.res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.res.off('drain', done);
+          this.res.off('close', done);
+          resolve();
+        };
+        this.res.on('drain', done);
+        this.res.on('close', done);
+      });
+    }
+  }
+
+  /** A heartbeat is dropped rather than queued behind a slow client. */
+  heartbeat(): void {
+    if (!this.closed && !this.res.writableEnded && this.res.writableLength === 0) this.res.write(SSE_HEARTBEAT);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.release();
+    if (!this.res.writableEnded) this.res.end();
+  }
+}
+
+@Injectable()
+export class SseStreams implements OnModuleDestroy {
+  private readonly open = new Set<SseStream>();
+  private readonly perCaller = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(@Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions) {
+    this.timer = setInterval(() => this.open.forEach((s) => s.heartbeat()), options.streaming.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /**
+   * Takes a stream slot for `subject` before any work starts.
+   * @throws ResourceExhaustedError when the overall or per-caller limit is reached
+   */
+  reserve(subject: string, res: ServerResponse): SseStream {
+    const { maxStreams, maxStreamsPerCaller } = this.options.streaming;
+    const mine = this.perCaller.get(subject) ?? 0;
+    if (this.open.size >= maxStreams || mine >= maxStreamsPerCaller) {
+      throw new ResourceExhaustedError('Too many open streams; close one and try again');
+    }
+    this.perCaller.set(subject, mine + 1);
+    const stream: SseStream = new SseStream(res, () => {
+      this.open.delete(stream);
+      const left = (this.perCaller.get(subject) ?? 1) - 1;
+      if (left > 0) this.perCaller.set(subject, left);
+      else this.perCaller.delete(subject);
+    });
+    this.open.add(stream);
+    return stream;
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+    [...this.open].forEach((s) => s.close());
+  }
+}

@@ -1,0 +1,30 @@
+/** The per-task event log: the single ordered record every consumer projects from. */
+import type { StreamResponse } from '../protocol/types.js';
+
+/** @publicApi */
+export interface LoggedEvent {
+  /** Gapless, starting at 1 for each task. */
+  readonly seq: number;
+  readonly event: StreamResponse;
+}
+
+/**
+ * Implementations: {@link InMemoryEventLog}; Redis Streams with the Redis issue.
+ * @publicApi
+ */
+export interface EventLog {
+  /**
+   * Appends one event after `expectedSeq` (the last sequence number the writer knows; 0 for a new
+   * log) and returns its sequence number, `expectedSeq + 1`.
+   * @throws ConcurrentTaskUpdateError when the log has moved past `expectedSeq`
+   */
+  append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number>;
+  /**
+   * The events after `afterSeq`, then every event appended later, in order, until `signal`
+   * aborts (then the iteration ends quietly). Waits for a log that does not exist yet.
+   */
+  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;
+}
+
+/** Injection token of the {@link EventLog}. @publicApi */
+export const EventLog = Symbol('A2A:EventLog');

@@ -1,0 +1,79 @@
+/** Event logs in process memory: the zero-setup default. Logs of terminal tasks are kept bounded. */
+import { isTerminalState, type StreamResponse } from '../protocol/types.js';
+import type { EventLog, LoggedEvent } from './event-log.js';
+import { ConcurrentTaskUpdateError } from './task-store.js';
+import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from './retention.js';
+
+interface Log {
+  readonly events: LoggedEvent[];
+  /** Followers waiting for the next append. */
+  readonly waiters: Set<() => void>;
+}
+
+/** Does this event end its task? Then its log enters retention. */
+export function isTerminalEvent(event: StreamResponse): boolean {
+  if ('statusUpdate' in event) return isTerminalState(event.statusUpdate.status.state);
+  if ('task' in event) return isTerminalState(event.task.status.state);
+  return false;
+}
+
+/** @publicApi */
+export class InMemoryEventLog implements EventLog {
+  private readonly logs = new Map<string, Log>();
+  private readonly retention: TerminalRetention;
+
+  constructor(options: RetentionOptions = DEFAULT_RETENTION) {
+    this.retention = new TerminalRetention(options, (id) => this.logs.delete(id));
+  }
+
+  async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
+    const log = this.log(taskId);
+    if (log.events.length !== expectedSeq) throw new ConcurrentTaskUpdateError(taskId);
+    const seq = expectedSeq + 1;
+    log.events.push({ seq, event });
+    const waiters = [...log.waiters];
+    log.waiters.clear();
+    waiters.forEach((wake) => wake());
+    if (isTerminalEvent(event)) this.retention.finished(taskId);
+    return seq;
+  }
+
+  async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
+    let next = afterSeq; // index of the next event to yield (seq - 1)
+    try {
+      while (!signal.aborted) {
+        const log = this.log(taskId);
+        while (next < log.events.length) {
+          yield log.events[next++];
+          if (signal.aborted) return;
+        }
+        await new Promise<void>((resolve) => {
+          const wake = () => {
+            signal.removeEventListener('abort', wake);
+            log.waiters.delete(wake);
+            resolve();
+          };
+          log.waiters.add(wake);
+          signal.addEventListener('abort', wake, { once: true });
+        });
+      }
+    } finally {
+      // a follower of a log that never started must not leave an empty log behind
+      const log = this.logs.get(taskId);
+      if (log && log.events.length === 0 && log.waiters.size === 0) this.logs.delete(taskId);
+    }
+  }
+
+  close(): void {
+    this.retention.close();
+  }
+
+  private log(taskId: string): Log {
+    let log = this.logs.get(taskId);
+    if (!log) {
+      log = { events: [], waiters: new Set() };
+      this.logs.set(taskId, log);
+    }
+    return log;
+  }
+}

@@ -1,0 +1,170 @@
+/** The executor's view of one turn: the incoming message, the task, the caller, and the helpers that move the task. */
+import type { Artifact, JsonObject, Message, Part, SendMessageConfiguration, Task, TaskState } from '../protocol/types.js';
+import type { A2ACaller, AgentTool, MessageInput } from './agent-executor.js';
+
+/** Where a context's events go: the task manager, which appends them to the task's log. @internal */
+export interface TurnSink {
+  reply(message: Message): Promise<void>;
+  status(state: TaskState, message?: Message): Promise<void>;
+  artifact(artifact: Artifact, append: boolean, lastChunk: boolean): Promise<void>;
+}
+
+/** @internal */
+export interface TaskContextInit {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly message: Message;
+  readonly task?: Task;
+  readonly caller: A2ACaller;
+  readonly signal: AbortSignal;
+  readonly extensions: readonly string[];
+  readonly configuration?: SendMessageConfiguration;
+  readonly metadata?: JsonObject;
+  readonly newId: () => string;
+  readonly sink: TurnSink;
+}
+
+/** Options of a streamed artifact chunk. @publicApi */
+export interface ArtifactChunkOptions {
+  /** Which artifact the chunk belongs to; one default artifact per turn when omitted. */
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  /** This is the artifact's last chunk. */
+  lastChunk?: boolean;
+}
+
+/**
+ * Handed to {@link AgentExecutor.execute}. Every helper returns once its event is in the task's
+ * log, so `await` gives ordering for free.
+ * @publicApi
+ */
+export class TaskContext {
+  /** The task this turn works on; its id exists before the task is first stored. */
+  readonly taskId: string;
+  readonly contextId: string;
+  /** The incoming message. */
+  readonly message: Message;
+  /** The task as it stood before this message (a continuation), or undefined for a new task. */
+  readonly task: Task | undefined;
+  readonly caller: A2ACaller;
+  /** Fires when the task is canceled or the executor deadline passes. */
+  readonly signal: AbortSignal;
+  /** Extensions the client requested that the agent declares: active for this request. */
+  readonly extensions: readonly string[];
+  /** The request's configuration (`acceptedOutputModes`, …). */
+  readonly configuration: SendMessageConfiguration | undefined;
+  /** The request's metadata. */
+  readonly metadata: JsonObject | undefined;
+
+  private readonly sink: TurnSink;
+  private readonly newId: () => string;
+  private readonly defaultArtifactId: string;
+  /** Streamed artifacts that have had a first chunk and no last chunk yet. */
+  private readonly openArtifacts = new Set<string>();
+  private steps = 0;
+
+  constructor(init: TaskContextInit) {
+    this.taskId = init.taskId;
+    this.contextId = init.contextId;
+    this.message = init.message;
+    this.task = init.task;
+    this.caller = init.caller;
+    this.signal = init.signal;
+    this.extensions = init.extensions;
+    this.configuration = init.configuration;
+    this.metadata = init.metadata;
+    this.sink = init.sink;
+    this.newId = init.newId;
+    this.defaultArtifactId = init.newId();
+  }
+
+  /** The text parts of the incoming message, joined by newlines. */
+  get text(): string {
+    return this.message.parts
+      .filter((p) => p.text !== undefined)
+      .map((p) => p.text)
+      .join('\n');
+  }
+
+  /** Answers with a Message and no task. Only as the first thing a new turn does. */
+  reply(message: MessageInput): Promise<void> {
+    return this.sink.reply({ ...this.toMessage(message), taskId: undefined });
+  }
+
+  /** Creates the task in SUBMITTED (the other helpers create it implicitly). */
+  submit(message?: MessageInput): Promise<void> {
+    return this.setStatus('TASK_STATE_SUBMITTED', message);
+  }
+
+  working(message?: MessageInput): Promise<void> {
+    return this.setStatus('TASK_STATE_WORKING', message);
+  }
+
+  /** COMPLETED. Closes any streamed artifact still open with its last chunk first. */
+  async complete(message?: MessageInput): Promise<void> {
+    await this.closeOpenArtifacts();
+    return this.setStatus('TASK_STATE_COMPLETED', message);
+  }
+
+  fail(message?: MessageInput): Promise<void> {
+    return this.setStatus('TASK_STATE_FAILED', message);
+  }
+
+  reject(message?: MessageInput): Promise<void> {
+    return this.setStatus('TASK_STATE_REJECTED', message);
+  }
+
+  /** INPUT_REQUIRED: the next message on this task continues it. */
+  inputRequired(message: MessageInput): Promise<void> {
+    return this.setStatus('TASK_STATE_INPUT_REQUIRED', message);
+  }
+
+  /** AUTH_REQUIRED, with the status message the spec demands saying what is needed. */
+  authRequired(message: MessageInput): Promise<void> {
+    return this.setStatus('TASK_STATE_AUTH_REQUIRED', message);
+  }
+
+  /** A whole artifact in one event (replacing one with the same id). */
+  addArtifact(artifact: Omit<Artifact, 'artifactId'> & { artifactId?: string }): Promise<void> {
+    return this.sink.artifact({ ...artifact, artifactId: artifact.artifactId ?? this.newId() }, false, false);
+  }
+
+  /** Streams text into an artifact: the first chunk creates it, later chunks append. */
+  appendText(text: string, options: ArtifactChunkOptions = {}): Promise<void> {
+    return this.appendParts([{ text }], options);
+  }
+
+  /** Streams parts into an artifact: the first chunk creates it, later chunks append. */
+  appendParts(parts: Part[], options: ArtifactChunkOptions = {}): Promise<void> {
+    const artifactId = options.artifactId ?? this.defaultArtifactId;
+    const append = this.openArtifacts.has(artifactId);
+    if (options.lastChunk) this.openArtifacts.delete(artifactId);
+    else this.openArtifacts.add(artifactId);
+    const artifact: Artifact = { artifactId, name: options.name, description: options.description, parts };
+    return this.sink.artifact(artifact, append, options.lastChunk === true);
+  }
+
+  /** Runs a tool, reporting it as an opaque WORKING step; the tool gets this turn's signal and caller. */
+  async runTool<Args, Result>(tool: AgentTool<Args, Result>, args: Args): Promise<Result> {
+    this.steps += 1;
+    await this.working(`step ${this.steps}`);
+    return tool.invoke(args, { signal: this.signal, caller: this.caller });
+  }
+
+  private async closeOpenArtifacts(): Promise<void> {
+    for (const artifactId of [...this.openArtifacts]) {
+      // a last chunk needs a part; an empty text part adds nothing to the artifact
+      await this.appendParts([{ text: '' }], { artifactId, lastChunk: true });
+    }
+  }
+
+  private setStatus(state: TaskState, message?: MessageInput): Promise<void> {
+    return this.sink.status(state, message === undefined ? undefined : this.toMessage(message));
+  }
+
+  private toMessage(input: MessageInput): Message {
+    const fields = typeof input === 'string' ? { parts: [{ text: input }] } : Array.isArray(input) ? { parts: input } : input;
+    return { ...fields, messageId: this.newId(), role: 'ROLE_AGENT', contextId: this.contextId, taskId: this.taskId };
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * Runs executors and writes their tasks: the single writer of each task's log and snapshot.
+ * The contextId/taskId rules of spec §3.4 are checked here, once, for every binding.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import {
+  InvalidParamsError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../protocol/errors.js';
+import {
+  isInterruptedState,
+  isTerminalState,
+  type Artifact,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  type TaskState,
+} from '../protocol/types.js';
+import type { A2ACaller, AgentExecutor } from './agent-executor.js';
+import type { EventLog, LoggedEvent } from './event-log.js';
+import { sameScope } from './in-memory-task-store.js';
+import { TaskContext, type TurnSink } from './task-context.js';
+import { applyEvent } from './task-fold.js';
+import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
+
+/** @publicApi */
+export interface TaskManagerOptions {
+  /** An executor still running after this long is aborted and its task FAILED. */
+  executorTimeoutMs: number;
+}
+
+/** An agent as the task manager runs it. */
+export interface RunnableAgent {
+  readonly name: string;
+  readonly executor: AgentExecutor;
+}
+
+export interface SendParams {
+  readonly agent: RunnableAgent;
+  readonly scope: TaskScope;
+  readonly request: SendMessageRequest;
+  readonly caller: A2ACaller;
+  readonly extensions: readonly string[];
+}
+
+/** How a turn began: a Message answer, or the task event (with its sequence number) that opened it. */
+export type TurnStart = { readonly message: Message } | { readonly taskId: string; readonly seq: number };
+
+export interface Turn {
+  /** Resolves with the turn's first outcome. */
+  readonly started: Promise<TurnStart>;
+  /** Resolves once the task is terminal or interrupted, or the turn is over. */
+  readonly settled: Promise<void>;
+}
+
+/** Safe status texts: what the wire says when something went wrong inside. */
+const FAILURE_TEXT = {
+  threw: 'The agent encountered an internal error.',
+  silent: 'The agent ended without a response.',
+  unfinished: 'The agent stopped before finishing the task.',
+  timeout: 'The agent did not finish in time.',
+  shutdown: 'The agent was stopped because the server is shutting down.',
+} as const;
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(() => undefined); // a turn nobody waits for must not raise an unhandled rejection
+  return { promise, resolve, reject };
+}
+
+/** @publicApi */
+export class TaskManager {
+  private readonly logger = new Logger('A2A');
+  private readonly executions = new Map<string, Execution>();
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly log: EventLog,
+    private readonly options: TaskManagerOptions,
+    private readonly newId: () => string = randomUUID,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Starts a turn for an incoming message: a new task, or the continuation of an interrupted one.
+   * @throws TaskNotFoundError, UnsupportedOperationError, InvalidParamsError (spec §3.4)
+   */
+  async send(params: SendParams): Promise<Turn> {
+    const { message } = params.request;
+    let prior: StoredTask | undefined;
+    if (message.taskId) {
+      prior = await this.store.get(params.scope, message.taskId);
+      if (!prior) throw new TaskNotFoundError(`Task ${message.taskId} not found`, { taskId: message.taskId });
+      const state = prior.task.status.state;
+      if (isTerminalState(state)) {
+        throw new UnsupportedOperationError(
+          `Task ${prior.task.id} is ${state} and takes no more messages; start a new task in the same context`,
+          { taskId: prior.task.id },
+        );
+      }
+      if (message.contextId !== undefined && message.contextId !== prior.task.contextId) {
+        throw InvalidParamsError.field('message.contextId', "does not match the contextId of the task named by message.taskId");
+      }
+      if (this.executions.has(prior.task.id)) {
+        throw new UnsupportedOperationError(`Task ${prior.task.id} is still working on the previous message`, { taskId: prior.task.id });
+      }
+    }
+    const taskId = prior?.task.id ?? this.newId();
+    const contextId = prior?.task.contextId ?? message.contextId ?? this.newId();
+    const execution = new Execution(this, params, taskId, contextId, prior);
+    this.executions.set(taskId, execution);
+    void execution.run().finally(() => this.executions.delete(taskId));
+    return execution;
+  }
+
+  /** @throws TaskNotFoundError */
+  async get(scope: TaskScope, taskId: string): Promise<StoredTask> {
+    const stored = await this.store.get(scope, taskId);
+    if (!stored) throw new TaskNotFoundError(`Task ${taskId} not found`, { taskId });
+    return stored;
+  }
+
+  list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {
+    return this.store.list(scope, query);
+  }
+
+  /** The task's events after `afterSeq`, live, until `signal` aborts. */
+  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
+    return this.log.follow(taskId, afterSeq, signal);
+  }
+
+  /**
+   * Cancels a task: aborts its executor (the AbortSignal of its context) and writes CANCELED.
+   * A repeated cancel of a CANCELED task answers that task (cancel is idempotent).
+   * @throws TaskNotFoundError, TaskNotCancelableError
+   */
+  async cancel(scope: TaskScope, taskId: string): Promise<Task> {
+    for (let attempt = 0; ; attempt++) {
+      const execution = this.executions.get(taskId);
+      let stored: StoredTask;
+      try {
+        stored = (execution && sameScope(execution.scope, scope) ? await execution.cancel() : undefined) ?? (await this.cancelIdle(scope, taskId));
+      } catch (error) {
+        if (error instanceof ConcurrentTaskUpdateError && attempt < 3) continue; // a turn started meanwhile: retry through it
+        throw error;
+      }
+      const state = stored.task.status.state;
+      if (state === 'TASK_STATE_CANCELED') return stored.task;
+      throw new TaskNotCancelableError(`Task ${taskId} is ${state} and cannot be canceled`, { taskId });
+    }
+  }
+
+  /** Aborts every running executor and fails its task: the server is going away. */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.executions.values()].map((e) => e.stop(FAILURE_TEXT.shutdown)));
+  }
+
+  private async cancelIdle(scope: TaskScope, taskId: string): Promise<StoredTask> {
+    const stored = await this.get(scope, taskId);
+    if (isTerminalState(stored.task.status.state)) return stored;
+    const event: StreamResponse = {
+      statusUpdate: { taskId, contextId: stored.task.contextId ?? '', status: { state: 'TASK_STATE_CANCELED', timestamp: this.timestamp() } },
+    };
+    return this.write(scope, stored, event);
+  }
+
+  /** Appends one event and saves the snapshot it folds into. @internal */
+  async write(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse): Promise<StoredTask> {
+    const taskId = ('task' in event ? event.task.id : current?.task.id)!;
+    // the log refuses the append if another writer got there first, so no event is ever orphaned
+    const seq = await this.log.append(taskId, event, current?.seq ?? 0);
+    const task = applyEvent(current?.task, event)!;
+    return this.store.save(scope, task, seq, current?.version ?? 0);
+  }
+
+  /** @internal */
+  timestamp(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  /** @internal */
+  id(): string {
+    return this.newId();
+  }
+
+  /** @internal */
+  get timeoutMs(): number {
+    return this.options.executorTimeoutMs;
+  }
+
+  /** @internal */
+  get logs(): Logger {
+    return this.logger;
+  }
+}
+
+/** One turn of one task: runs the executor and serialises its events into the log. */
+class Execution implements Turn, TurnSink {
+  readonly scope: TaskScope;
+  private readonly controller = new AbortController();
+  private readonly startedDeferred = deferred<TurnStart>();
+  private readonly settledDeferred = deferred<void>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private stored: StoredTask | undefined;
+  /** The task event that opens this turn is written. */
+  private opened = false;
+  private replied = false;
+  /** A terminal state is written: later events are dropped. */
+  private closed = false;
+
+  constructor(
+    private readonly manager: TaskManager,
+    private readonly params: SendParams,
+    private readonly taskId: string,
+    private readonly contextId: string,
+    private readonly prior: StoredTask | undefined,
+  ) {
+    this.scope = params.scope;
+    this.stored = prior;
+  }
+
+  get started(): Promise<TurnStart> {
+    return this.startedDeferred.promise;
+  }
+
+  get settled(): Promise<void> {
+    return this.settledDeferred.promise;
+  }
+
+  async run(): Promise<void> {
+    const { agent, request, caller, extensions } = this.params;
+    const ctx = new TaskContext({
+      taskId: this.taskId,
+      contextId: this.contextId,
+      message: { ...request.message, contextId: this.contextId },
+      task: this.prior?.task,
+      caller,
+      signal: this.controller.signal,
+      extensions,
+      configuration: request.configuration,
+      metadata: request.metadata,
+      newId: () => this.manager.id(),
+      sink: this,
+    });
+    const timer = setTimeout(() => void this.stop(FAILURE_TEXT.timeout), this.manager.timeoutMs);
+    timer.unref();
+    try {
+      await agent.executor.execute(ctx);
+    } catch (error) {
+      if (!this.closed) {
+        // the error's message and stack may hold secrets: only its class name is logged
+        this.manager.logs.warn(`Agent "${agent.name}" threw ${(error as Error)?.name ?? typeof error} on task ${this.taskId}`);
+        await this.enqueue(() => this.end('TASK_STATE_FAILED', FAILURE_TEXT.threw)).catch((e) => this.logWriteFailure(e));
+      }
+    } finally {
+      clearTimeout(timer);
+      await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
+      this.settledDeferred.resolve();
+    }
+  }
+
+  /** Cancel requested: abort the executor, then write CANCELED unless the task already ended. */
+  cancel(): Promise<StoredTask | undefined> {
+    if (!this.stored) return Promise.resolve(undefined); // the task is not stored yet: nothing to cancel
+    this.controller.abort(new Error('canceled'));
+    return this.enqueue(async () => {
+      if (!this.closed) await this.end('TASK_STATE_CANCELED');
+      return this.stored!;
+    });
+  }
+
+  /** Abort and fail (deadline passed, server stopping). */
+  async stop(text: string): Promise<void> {
+    this.controller.abort(new Error(text));
+    await this.enqueue(() => this.end('TASK_STATE_FAILED', text)).catch((e) => this.logWriteFailure(e));
+  }
+
+  // ---- TurnSink: what the TaskContext helpers call ----
+
+  reply(message: Message): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.opened || this.replied || this.prior) {
+        throw new Error('reply() answers a new message without a task; this turn has a task: use working(), complete() or another state helper');
+      }
+      this.replied = true;
+      this.startedDeferred.resolve({ message });
+      this.settledDeferred.resolve();
+    });
+  }
+
+  status(state: TaskState, message?: Message): Promise<void> {
+    return this.enqueue(async () => {
+      if (state === 'TASK_STATE_SUBMITTED' && !this.opened) return this.open(message);
+      await this.emit((taskId, contextId) => ({
+        statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.manager.timestamp() } },
+      }));
+    });
+  }
+
+  artifact(artifact: Artifact, append: boolean, lastChunk: boolean): Promise<void> {
+    return this.enqueue(() =>
+      this.emit((taskId, contextId) => ({
+        artifactUpdate: { taskId, contextId, artifact, append: append || undefined, lastChunk: lastChunk || undefined },
+      })),
+    );
+  }
+
+  // ---- internals ----
+
+  /** Serialises every write of this task: events are logged in the order they were made. */
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async emit(build: (taskId: string, contextId: string) => StreamResponse): Promise<void> {
+    if (this.replied) throw new Error('This turn already answered with a Message; it has no task to update');
+    if (this.closed) {
+      this.manager.logs.debug(`Event for finished task ${this.taskId} dropped`);
+      return;
+    }
+    await this.open();
+    const event = build(this.taskId, this.contextId);
+    this.stored = await this.manager.write(this.scope, this.stored, event);
+    const state = 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
+    if (state && isTerminalState(state)) this.closed = true;
+    if (state && (isTerminalState(state) || isInterruptedState(state))) this.settledDeferred.resolve();
+  }
+
+  /** Writes the `task` event that opens the turn: a new task, or the continued one with the new message, in SUBMITTED. */
+  private async open(statusMessage?: Message): Promise<void> {
+    if (this.opened) return;
+    const status = { state: 'TASK_STATE_SUBMITTED' as const, message: statusMessage, timestamp: this.manager.timestamp() };
+    const base: Task = this.prior?.task ?? { id: this.taskId, contextId: this.contextId, status };
+    const history = [...(base.history ?? []), this.userMessage(), ...(statusMessage ? [statusMessage] : [])];
+    try {
+      this.stored = await this.manager.write(this.scope, this.stored, { task: { ...base, status, history } });
+    } catch (error) {
+      const reason =
+        error instanceof ConcurrentTaskUpdateError
+          ? new UnsupportedOperationError(`Task ${this.taskId} changed while this message arrived; read it and try again`, { taskId: this.taskId })
+          : error;
+      this.startedDeferred.reject(reason);
+      this.closed = true;
+      throw reason;
+    }
+    this.opened = true;
+    this.startedDeferred.resolve({ taskId: this.taskId, seq: this.stored.seq });
+  }
+
+  /** Ends the task in `state` (if it has not ended): opens it first when nothing was written yet. */
+  private async end(state: TaskState, text?: string): Promise<void> {
+    if (this.closed || this.replied) return;
+    const message = text === undefined ? undefined : this.agentMessage(text);
+    await this.emit((taskId, contextId) => ({ statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.manager.timestamp() } } }));
+  }
+
+  /** After execute() returned: no answer at all, or a task left SUBMITTED/WORKING, is a failure. */
+  private async finish(): Promise<void> {
+    if (this.replied || this.closed) return;
+    if (!this.opened) return this.end('TASK_STATE_FAILED', FAILURE_TEXT.silent);
+    const state = this.stored?.task.status.state;
+    if (state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING') {
+      this.manager.logs.warn(`Agent "${this.params.agent.name}" returned leaving task ${this.taskId} ${state}`);
+      await this.end('TASK_STATE_FAILED', FAILURE_TEXT.unfinished);
+    }
+  }
+
+  private userMessage(): Message {
+    return { ...this.params.request.message, taskId: this.taskId, contextId: this.contextId };
+  }
+
+  private agentMessage(text: string): Message {
+    return { messageId: this.manager.id(), role: 'ROLE_AGENT', parts: [{ text }], contextId: this.contextId, taskId: this.taskId };
+  }
+
+  private logWriteFailure(error: unknown): void {
+    this.manager.logs.error(`Could not write task ${this.taskId}: ${(error as Error)?.name ?? 'error'}`);
+  }
+}
