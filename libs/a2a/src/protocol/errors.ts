@@ -246,6 +246,14 @@ export class MethodNotFoundError extends defineError({
   defaultMessage: 'Method not found',
 }) {}
 
+/** No published agent has the name in the request path. @publicApi */
+export class AgentNotFoundError extends defineError({
+  jsonRpcCode: -32601,
+  httpStatus: 404,
+  grpcStatus: 'NOT_FOUND',
+  defaultMessage: 'No such agent',
+}) {}
+
 /** A known REST path asked with the wrong HTTP method. @publicApi */
 export class MethodNotAllowedError extends defineError({
   jsonRpcCode: -32601,

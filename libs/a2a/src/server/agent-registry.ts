@@ -4,7 +4,7 @@ import { DiscoveryService } from '@nestjs/core';
 import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
 import type { ResolvedA2AOptions } from '../config/a2a-options.js';
 import { agentCardViolations, mediaTypeAccepted, type AgentCardFields } from '../protocol/agent-card.js';
-import { MethodNotFoundError } from '../protocol/errors.js';
+import { AgentNotFoundError } from '../protocol/errors.js';
 import type { AgentExtension } from '../protocol/types.js';
 import type { AgentExecutor } from '../tasks/agent-executor.js';
 import { A2A_OPTIONS } from './a2a-options.provider.js';
@@ -60,7 +60,7 @@ export class AgentRegistry implements OnModuleInit {
   /** The agent at a per-agent path, or the default agent when `name` is undefined. */
   resolve(name: string | undefined): PublishedAgent {
     const agent = this.agents.get(name ?? this.defaultName);
-    if (!agent) throw new MethodNotFoundError(`No agent named ${JSON.stringify(String(name).slice(0, 64))}`);
+    if (!agent) throw new AgentNotFoundError(`No agent named ${JSON.stringify(String(name).slice(0, 64))}`);
     return agent;
   }
 

@@ -1,7 +1,14 @@
 /** The JSON-RPC 2.0 binding (spec §9): one POST endpoint, PascalCase methods, SSE for streams. */
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { InvalidRequestError, MethodNotAllowedError } from '../../protocol/errors.js';
+import {
+  AgentNotFoundError,
+  InvalidRequestError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  ResourceExhaustedError,
+  UnsupportedMediaTypeError,
+} from '../../protocol/errors.js';
 import { JSON_BODY_TYPES, checkContentType } from '../../protocol/json-body.js';
 import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from '../../protocol/jsonrpc.js';
 import { encodeStreamEvent } from '../a2a-request-handler.js';
@@ -10,14 +17,14 @@ import { HttpBinding, type WireFormat } from './http-binding.js';
 import { hasBody, readJsonBody } from './request-body.js';
 
 /** JSON-RPC errors travel in HTTP 200 answers, except failures of the HTTP exchange itself. */
-const TRANSPORT_STATUSES = new Set([401, 403, 404, 405, 413, 415, 429]);
+const TRANSPORT_ERRORS = [AgentNotFoundError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, ResourceExhaustedError];
 
 /** JSON-RPC bodies for one request: they all carry its id, once it is known. */
 export class JsonRpcFormat implements WireFormat {
   id: JsonRpcId = null;
   result = (result: unknown) => jsonRpcResult(this.id, result);
   error = (error: Parameters<WireFormat['error']>[0]) => jsonRpcError(this.id, error);
-  errorStatus = (error: Parameters<WireFormat['error']>[0]) => (TRANSPORT_STATUSES.has(error.httpStatus) ? error.httpStatus : 200);
+  errorStatus = (error: Parameters<WireFormat['error']>[0]) => (TRANSPORT_ERRORS.some((type) => error instanceof type) ? error.httpStatus : 200);
   event = (event: Parameters<WireFormat['event']>[0]) => jsonRpcResult(this.id, encodeStreamEvent(event.event));
 }
 

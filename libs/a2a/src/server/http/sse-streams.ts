@@ -8,6 +8,7 @@ import { A2A_OPTIONS } from '../a2a-options.provider.js';
 
 /** One open stream. Writes wait for the socket to drain, so a slow client cannot grow memory. */
 export class SseStream {
+  private opened = false;
   private closed = false;
 
   constructor(
@@ -17,6 +18,7 @@ export class SseStream {
 
   /** Sends the status line and headers (HTTP 200, text/event-stream). */
   open(extraHeaders: Record<string, string>): void {
+    this.opened = true;
     this.res.writeHead(200, { ...SSE_HEADERS, ...extraHeaders });
     this.res.flushHeaders();
   }
@@ -41,11 +43,12 @@ export class SseStream {
     if (!this.closed && !this.res.writableEnded && this.res.writableLength === 0) this.res.write(SSE_HEARTBEAT);
   }
 
+  /** Frees the slot; ends the response if the stream was opened (an unopened one may still answer an error). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.release();
-    if (!this.res.writableEnded) this.res.end();
+    if (this.opened && !this.res.writableEnded) this.res.end();
   }
 }
 

@@ -1,0 +1,410 @@
+/**
+ * The module as a host app uses it: registration variants, start-up validation, several agents,
+ * extensions, card caching, media types, limits, the host's own body parser, SSE housekeeping.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { Body, Controller, Injectable, Module, Post } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { startApp } from './support/custom-app.js';
+import type { RunningApp } from './support/demo-app.js';
+import { V1, jsonRpcClient, readSse, restClient, userMessage, type Json } from './support/wire-client.js';
+
+@A2AAgent({ name: 'alpha', description: 'First agent', skills: [{ id: 'a', name: 'A', description: 'a', tags: ['a'] }] })
+@Injectable()
+class AlphaAgent implements AgentExecutor {
+  async execute(ctx: TaskContext) {
+    if (ctx.text === 'slow') {
+      await ctx.working();
+      await sleep(1500, undefined, { signal: ctx.signal }).catch(() => undefined);
+      return ctx.complete();
+    }
+    if (ctx.text === 'hang') {
+      await ctx.working();
+      await sleep(60_000, undefined, { signal: ctx.signal }).catch(() => undefined);
+      return;
+    }
+    if (ctx.text === 'ext') return ctx.reply(`extensions: ${ctx.extensions.join(',')}`);
+    await ctx.working();
+    return ctx.complete(`alpha: ${ctx.text}`);
+  }
+}
+
+@A2AAgent({
+  name: 'beta',
+  displayName: 'Beta Agent',
+  description: 'Second agent',
+  version: '2.1.0',
+  skills: [{ id: 'b', name: 'B', description: 'b', tags: ['b'] }],
+  extensions: [
+    { uri: 'https://example.com/ext/required/v1', required: true },
+    { uri: 'https://example.com/ext/optional/v1', description: 'optional' },
+  ],
+})
+@Injectable()
+class BetaAgent implements AgentExecutor {
+  async execute(ctx: TaskContext) {
+    return ctx.reply(`extensions: ${ctx.extensions.join(',')}`);
+  }
+}
+
+const alphaOnly = (options: Json = {}, extras: Json = {}) => startApp(A2AModule.forRoot({ ...options, ...extras }), [AlphaAgent]);
+const post = (url: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...V1, ...headers }, body });
+
+let running: RunningApp | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+describe('registration', () => {
+  it('forRoot: options reach the card; custom paths are mounted and published', async () => {
+    running = await startApp(
+      A2AModule.forRoot({
+        publicUrl: 'https://agents.example.com/base',
+        card: { provider: { organization: 'Acme', url: 'https://acme.example.com' }, version: '3.0.0', documentationUrl: 'https://docs.example.com', maxAgeSeconds: 60 },
+        paths: { jsonRpc: '/rpc', rest: '/api', agents: '/a' },
+      }),
+      [AlphaAgent],
+    );
+    const res = await fetch(`${running.url}/.well-known/agent-card.json`);
+    const card: Json = await res.json();
+    expect(card).toMatchObject({
+      name: 'alpha',
+      version: '3.0.0',
+      provider: { organization: 'Acme', url: 'https://acme.example.com' },
+      documentationUrl: 'https://docs.example.com',
+      supportedInterfaces: [
+        { url: 'https://agents.example.com/base/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: 'https://agents.example.com/base/api', protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ],
+      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    });
+    expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+    const agentCard: Json = await (await fetch(`${running.url}/a/alpha/.well-known/agent-card.json`)).json();
+    expect(agentCard.supportedInterfaces.map((i: Json) => i.url)).toEqual(['https://agents.example.com/base/a/alpha/rpc', 'https://agents.example.com/base/a/alpha/api']);
+    const reply = await jsonRpcClient(`${running.url}/rpc`).call('SendMessage', { message: userMessage('x') });
+    expect(reply.result.task.status.message.parts[0].text).toBe('alpha: x');
+  });
+
+  it('forRootAsync with useFactory and inject', async () => {
+    @Module({ providers: [{ provide: 'PUBLIC', useValue: 'https://async.example.com' }], exports: ['PUBLIC'] })
+    class ConfigModule {}
+    running = await startApp(
+      A2AModule.forRootAsync({ imports: [ConfigModule], inject: ['PUBLIC'], useFactory: (publicUrl: string) => ({ publicUrl }) }),
+      [AlphaAgent],
+    );
+    const card: Json = await (await fetch(`${running.url}/.well-known/agent-card.json`)).json();
+    expect(card.supportedInterfaces[0].url).toBe('https://async.example.com/a2a/jsonrpc');
+  });
+
+  it('forRootAsync with useClass', async () => {
+    class Options {
+      create() {
+        return { card: { version: '9.9.9' } };
+      }
+    }
+    running = await startApp(A2AModule.forRootAsync({ useClass: Options }), [AlphaAgent]);
+    const card: Json = await (await fetch(`${running.url}/.well-known/agent-card.json`)).json();
+    expect(card.version).toBe('9.9.9');
+  });
+
+  it('mounts only the bindings asked for, and the card says so', async () => {
+    running = await alphaOnly({}, { paths: { jsonRpc: false } });
+    const card: Json = await (await fetch(`${running.url}/.well-known/agent-card.json`)).json();
+    expect(card.supportedInterfaces.map((i: Json) => i.protocolBinding)).toEqual(['HTTP+JSON']);
+    expect((await post(`${running.url}/a2a/jsonrpc`, '{}')).status).toBe(404);
+  });
+
+  it('prefixes card URLs and routes with the global prefix', async () => {
+    @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent] })
+    class AppModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    app.setGlobalPrefix('api');
+    await app.listen(0, '127.0.0.1');
+    running = { app, url: await app.getUrl(), close: () => app.close() };
+    const card: Json = await (await fetch(`${running.url}/api/.well-known/agent-card.json`)).json();
+    expect(card.supportedInterfaces[0].url).toBe(`${running.url}/api/a2a/jsonrpc`);
+    const reply = await restClient(`${running.url}/api/a2a/rest`).call('SendMessage', { message: userMessage('p') });
+    expect(reply.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('start-up validation', () => {
+  const compile = async (a2a: Json, providers: Json[]) => {
+    @Module({ imports: [a2a], providers })
+    class AppModule {}
+    const app = (await Test.createTestingModule({ imports: [AppModule] }).compile()).createNestApplication({ logger: false });
+    try {
+      await app.init();
+    } finally {
+      await app.close().catch(() => undefined);
+    }
+  };
+
+  it('fails clearly when no agent is published', async () => {
+    await expect(compile(A2AModule.forRoot(), [])).rejects.toThrow(/no agent is published: add a provider marked @A2AAgent/);
+  });
+
+  it('lists every option problem at once, never echoing values', async () => {
+    const error: Json = await compile(
+      A2AModule.forRoot({ publicUrl: 'not a url secret-value', streaming: { heartbeatMs: 5 }, limits: { maxJsonDepth: 1 } }),
+      [AlphaAgent],
+    ).catch((e) => e);
+    expect(error).toBeInstanceOf(A2AConfigurationError);
+    expect(error.problems).toHaveLength(3);
+    expect(error.message).toMatch(/publicUrl/);
+    expect(error.message).toMatch(/streaming\.heartbeatMs/);
+    expect(error.message).toMatch(/limits\.maxJsonDepth/);
+    expect(error.message).not.toContain('secret-value');
+  });
+
+  it('refuses bad paths when the module is defined', () => {
+    expect(() => A2AModule.forRoot({ paths: { jsonRpc: 'no-slash', rest: false } })).toThrow(A2AConfigurationError);
+    expect(() => A2AModule.forRoot({ paths: { jsonRpc: false, rest: false } })).toThrow(/at least one binding/);
+  });
+
+  it('asks which agent is the default when several are published, and checks the name', async () => {
+    await expect(compile(A2AModule.forRoot(), [AlphaAgent, BetaAgent])).rejects.toThrow(/defaultAgent: 2 agents are published \(alpha, beta\)/);
+    await expect(compile(A2AModule.forRoot({ defaultAgent: 'gamma' }), [AlphaAgent, BetaAgent])).rejects.toThrow(/no agent is named "gamma"/);
+  });
+
+  it('refuses an agent without execute(), a bad name and a card missing required fields, all at once', async () => {
+    @A2AAgent({ name: 'no execute', description: 'd', skills: [] })
+    @Injectable()
+    class NotAnExecutor {}
+    @A2AAgent({ name: 'tagless', description: 'd', skills: [{ id: 's', name: 'S', description: 's', tags: [] }] })
+    @Injectable()
+    class Tagless implements AgentExecutor {
+      execute() {}
+    }
+    const error: Json = await compile(A2AModule.forRoot({ defaultAgent: 'tagless' }), [NotAnExecutor, Tagless]).catch((e) => e);
+    expect(error).toBeInstanceOf(A2AConfigurationError);
+    expect(error.message).toMatch(/NotAnExecutor: the class must implement AgentExecutor/);
+    expect(error.message).toMatch(/Tagless: card field skills\[0\]\.tags is required/);
+  });
+});
+
+describe('several agents', () => {
+  it('gives each its card and bindings; the root serves the default; tasks stay with their agent', async () => {
+    running = await startApp(A2AModule.forRoot({ defaultAgent: 'alpha' }), [AlphaAgent, BetaAgent]);
+    const root: Json = await (await fetch(`${running.url}/.well-known/agent-card.json`)).json();
+    expect(root.name).toBe('alpha');
+    expect(root.supportedInterfaces[0].url).toBe(`${running.url}/a2a/jsonrpc`);
+    const beta: Json = await (await fetch(`${running.url}/agents/beta/.well-known/agent-card.json`)).json();
+    expect(beta).toMatchObject({ name: 'Beta Agent', version: '2.1.0' });
+    expect(beta.supportedInterfaces.map((i: Json) => i.url)).toEqual([`${running.url}/agents/beta/a2a/jsonrpc`, `${running.url}/agents/beta/a2a/rest`]);
+    expect(beta.capabilities.extensions).toEqual([
+      { uri: 'https://example.com/ext/required/v1', required: true },
+      { uri: 'https://example.com/ext/optional/v1', description: 'optional' },
+    ]);
+
+    const task = (await jsonRpcClient(`${running.url}/agents/alpha/a2a/jsonrpc`).call('SendMessage', { message: userMessage('t') })).result.task;
+    expect((await restClient(`${running.url}/a2a/rest`).call('GetTask', { id: task.id })).result.id).toBe(task.id);
+    const viaBeta = await restClient(`${running.url}/agents/beta/a2a/rest`).call('GetTask', { id: task.id }, { headers: { 'A2A-Extensions': 'https://example.com/ext/required/v1' } });
+    expect(viaBeta.error?.reason).toBe('TASK_NOT_FOUND');
+
+    expect((await fetch(`${running.url}/agents/gamma/.well-known/agent-card.json`)).status).toBe(404);
+    const unknown = await jsonRpcClient(`${running.url}/agents/gamma/a2a/jsonrpc`).call('GetTask', { id: 'x' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.error?.code).toBe(-32601);
+  });
+
+  it('requires required extensions, activates the supported ones and echoes them', async () => {
+    running = await startApp(A2AModule.forRoot({ defaultAgent: 'beta' }), [AlphaAgent, BetaAgent]);
+    for (const client of [jsonRpcClient(`${running.url}/a2a/jsonrpc`), restClient(`${running.url}/a2a/rest`)]) {
+      const refused = await client.call('SendMessage', { message: userMessage('x') });
+      expect(refused.error?.reason).toBe('EXTENSION_SUPPORT_REQUIRED');
+      expect(client.name === 'JSONRPC' ? refused.error?.code : refused.status).toBe(client.name === 'JSONRPC' ? -32008 : 400);
+      const requested = 'https://example.com/ext/required/v1, https://example.com/ext/optional/v1, https://example.com/unknown';
+      const ok = await client.call('SendMessage', { message: userMessage('x') }, { headers: { 'A2A-Extensions': requested } });
+      expect(ok.result.message.parts[0].text).toBe('extensions: https://example.com/ext/required/v1,https://example.com/ext/optional/v1');
+      expect(ok.headers.get('a2a-extensions')).toBe('https://example.com/ext/required/v1, https://example.com/ext/optional/v1');
+    }
+  });
+});
+
+describe('the Agent Card over HTTP', () => {
+  it('sends Cache-Control, a strong ETag and Last-Modified, and 304 when unchanged', async () => {
+    running = await alphaOnly();
+    const url = `${running.url}/.well-known/agent-card.json`;
+    const first = await fetch(url);
+    expect(first.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=300');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const lastModified = first.headers.get('last-modified')!;
+    expect(new Date(lastModified).getTime()).not.toBeNaN();
+    expect((await fetch(url, { headers: { 'If-None-Match': etag } })).status).toBe(304);
+    expect((await fetch(url, { headers: { 'If-None-Match': `W/${etag}, "other"` } })).status).toBe(304);
+    expect((await fetch(url, { headers: { 'If-None-Match': '"other"' } })).status).toBe(200);
+    expect((await fetch(url, { headers: { 'If-Modified-Since': lastModified } })).status).toBe(304);
+  });
+});
+
+describe('request validation on the wire', () => {
+  it('refuses a Content-Type the binding does not take with 415 in the binding shape', async () => {
+    running = await alphaOnly();
+    const rpc = await post(`${running.url}/a2a/jsonrpc`, '{}', { 'content-type': 'text/plain' });
+    expect(rpc.status).toBe(415);
+    expect(((await rpc.json()) as Json).error.code).toBe(-32600);
+    const rest = await post(`${running.url}/a2a/rest/message:send`, '{}', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(rest.status).toBe(415);
+    expect(((await rest.json()) as Json).error).toMatchObject({ code: 415, status: 'INVALID_ARGUMENT' });
+  });
+
+  it('answers in application/a2a+json when the request used or accepts it', async () => {
+    running = await alphaOnly();
+    const body = JSON.stringify({ message: userMessage('x') });
+    const used = await post(`${running.url}/a2a/rest/message:send`, body, { 'content-type': 'application/a2a+json' });
+    expect(used.status).toBe(200);
+    expect(used.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
+    const accepted = await post(`${running.url}/a2a/rest/message:send`, body, { accept: 'application/a2a+json' });
+    expect(accepted.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
+    const plain = await post(`${running.url}/a2a/rest/message:send`, body);
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('enforces the body size, the nesting depth and strict UTF-8, with the protocol errors', async () => {
+    running = await alphaOnly({ limits: { maxBodyBytes: 2048, maxJsonDepth: 8 } });
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage('x'.repeat(5000)) } });
+    const tooBig = await post(`${running.url}/a2a/jsonrpc`, big);
+    expect(tooBig.status).toBe(413);
+    expect(((await tooBig.json()) as Json).error.code).toBe(-32600);
+    const restBig = await post(`${running.url}/a2a/rest/message:send`, big);
+    expect(restBig.status).toBe(413);
+
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":${'['.repeat(20)}${']'.repeat(20)}}`;
+    const tooDeep: Json = await (await post(`${running.url}/a2a/jsonrpc`, deep)).json();
+    expect(tooDeep.error.code).toBe(-32600);
+    expect(tooDeep.error.message).toMatch(/nesting/);
+
+    const badUtf8 = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}}')]);
+    const invalid: Json = await (await post(`${running.url}/a2a/jsonrpc`, badUtf8)).json();
+    expect(invalid.error.code).toBe(-32700);
+    const restInvalid = await post(`${running.url}/a2a/rest/message:send`, badUtf8);
+    expect(restInvalid.status).toBe(400);
+
+    const malformed = await post(`${running.url}/a2a/rest/message:send`, '{"message":');
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
+  });
+
+  it('answers JSON-RPC envelope errors per §9.5', async () => {
+    running = await alphaOnly();
+    const rpc = async (body: unknown) => (await (await post(`${running!.url}/a2a/jsonrpc`, JSON.stringify(body))).json()) as Json;
+    expect((await rpc([{ jsonrpc: '2.0', id: 1, method: 'GetTask' }])).error.code).toBe(-32600);
+    expect(await rpc({ id: 7, method: 'GetTask', params: {} })).toMatchObject({ id: 7, error: { code: -32600 } });
+    expect(await rpc({ jsonrpc: '2.0', id: 'x', method: 'tasks/get', params: {} })).toMatchObject({ id: 'x', error: { code: -32601 } });
+    expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: [1] })).error.code).toBe(-32600);
+    expect((await rpc({ jsonrpc: '2.0', id: {}, method: 'GetTask' })).error.code).toBe(-32600);
+    const get = await fetch(`${running.url}/a2a/jsonrpc`, { headers: V1 });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers unknown REST routes with 404 and wrong verbs with 405, in the REST error shape', async () => {
+    running = await alphaOnly();
+    const unknown = await fetch(`${running.url}/a2a/rest/no/such/route`, { headers: V1 });
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as Json).error.status).toBe('NOT_FOUND');
+    const wrongVerb = await fetch(`${running.url}/a2a/rest/message:send`, { headers: V1 });
+    expect(wrongVerb.status).toBe(405);
+    expect(wrongVerb.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe("the host app's own JSON body parser", () => {
+  @Controller('host')
+  class HostController {
+    @Post('echo')
+    echo(@Body() body: unknown) {
+      return { got: body };
+    }
+  }
+
+  it('leaves the host routes alone and answers parser failures on A2A paths in the binding shape', async () => {
+    running = await startApp(A2AModule.forRoot(), [AlphaAgent], { logger: false }, []);
+    await running.close();
+    @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent], controllers: [HostController] })
+    class HostApp {}
+    const moduleRef = await Test.createTestingModule({ imports: [HostApp] }).compile();
+    const app = moduleRef.createNestApplication({ logger: false }); // Nest's default JSON parser is on
+    await app.listen(0, '127.0.0.1');
+    running = { app, url: await app.getUrl(), close: () => app.close() };
+
+    const host: Json = await (await post(`${running.url}/host/echo`, '{"a":1}')).json();
+    expect(host).toEqual({ got: { a: 1 } });
+    const hostBad = await post(`${running.url}/host/echo`, '{bad');
+    expect(hostBad.status).toBe(400);
+    expect(((await hostBad.json()) as Json).jsonrpc).toBeUndefined();
+
+    const rpcBad = await post(`${running.url}/a2a/jsonrpc`, '{bad');
+    expect(rpcBad.status).toBe(200);
+    expect(await rpcBad.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid JSON payload' } });
+    const restBad = await post(`${running.url}/a2a/rest/message:send`, '{bad');
+    expect(restBad.status).toBe(400);
+    expect(((await restBad.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
+    const tooLarge = await post(`${running.url}/a2a/jsonrpc`, JSON.stringify({ pad: 'x'.repeat(200_000) }));
+    expect(tooLarge.status).toBe(413);
+
+    const ok = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('parsed by the host') });
+    expect(ok.result.task.status.message.parts[0].text).toBe('alpha: parsed by the host');
+    const a2aJson = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: userMessage('x') }, { headers: { 'content-type': 'application/a2a+json' } });
+    expect(a2aJson.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('SSE housekeeping', () => {
+  it('sends a heartbeat comment on quiet streams', async () => {
+    running = await alphaOnly({ streaming: { heartbeatMs: 1000 } });
+    const res = await post(`${running.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('slow') }));
+    const text = await res.text();
+    expect(text).toContain(': keep-alive\n\n');
+    expect(text).toContain('TASK_STATE_COMPLETED');
+  });
+
+  it('frees the stream when the client goes away; the task goes on', async () => {
+    running = await alphaOnly({ streaming: { maxStreamsPerCaller: 1 } });
+    const { SseStreams } = await import('../libs/a2a/src/server/http/sse-streams.js');
+    const streams = running.app.get(SseStreams);
+    const abort = new AbortController();
+    const res = await post(`${running.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('slow') }), {});
+    const reader = res.body!.getReader();
+    await reader.read();
+    expect(streams.size).toBe(1);
+
+    const second = await post(`${running.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: userMessage('x') } }));
+    expect(second.status).toBe(429);
+
+    await reader.cancel();
+    abort.abort();
+    for (let i = 0; i < 50 && streams.size > 0; i++) await sleep(20);
+    expect(streams.size).toBe(0);
+    const tasks = (await restClient(`${running.url}/a2a/rest`).call('ListTasks', {})).result.tasks;
+    await sleep(1700);
+    const after = (await restClient(`${running.url}/a2a/rest`).call('GetTask', { id: tasks[0].id })).result;
+    expect(after.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('reports an event id on every task event', async () => {
+    running = await alphaOnly();
+    const res = await post(`${running.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('x') }));
+    const events = await readSse(res);
+    expect(events.map((e) => e.id)).toEqual(['1', '2', '3']);
+  });
+});
+
+describe('executor deadline', () => {
+  it('fails a task whose executor outlives executorTimeoutMs and aborts its signal', async () => {
+    running = await alphaOnly({ limits: { executorTimeoutMs: 300 } });
+    const t0 = Date.now();
+    const res = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('hang') });
+    expect(res.result.task.status.state).toBe('TASK_STATE_FAILED');
+    expect(res.result.task.status.message.parts[0].text).toBe('The agent did not finish in time.');
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+});
