@@ -408,3 +408,18 @@ describe('executor deadline', () => {
     expect(Date.now() - t0).toBeLessThan(3000);
   });
 });
+
+describe('shutdown', () => {
+  it('fails running tasks with a clear message, delivers it to open streams, and closes without hanging', async () => {
+    const app = await alphaOnly();
+    const res = await post(`${app.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('hang') }));
+    const reading = readSse(res);
+    await sleep(100);
+    const t0 = Date.now();
+    await app.close();
+    expect(Date.now() - t0).toBeLessThan(3000);
+    const events = await reading;
+    const last = JSON.parse(events[events.length - 1].data);
+    expect(last.statusUpdate.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { parts: [{ text: 'The agent was stopped because the server is shutting down.' }] } });
+  });
+});

@@ -1,5 +1,6 @@
 /** Start-up report and orderly shutdown of what the module runs. */
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { EventLog } from '../tasks/event-log.js';
@@ -7,11 +8,12 @@ import { TaskManager } from '../tasks/task-manager.js';
 import { TaskStore } from '../tasks/task-store.js';
 import { AgentCardService } from './agent-card.service.js';
 import { AgentRegistry } from './agent-registry.js';
+import { SseStreams } from './http/sse-streams.js';
 
 type Closable = { close?: () => void | Promise<void> };
 
 @Injectable()
-export class A2ALifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('A2A');
 
   constructor(
@@ -21,6 +23,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnApplicationShutdo
     @Inject(TaskManager) private readonly tasks: TaskManager,
     @Inject(TaskStore) private readonly store: TaskStore & Closable,
     @Inject(EventLog) private readonly log: EventLog & Closable,
+    @Inject(SseStreams) private readonly streams: SseStreams,
   ) {}
 
   /** One line per agent once the server listens (card URLs need the bound address). */
@@ -31,8 +34,18 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnApplicationShutdo
     else server.once('listening', () => this.report());
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Before the HTTP server closes (it waits for open connections): running tasks end FAILED, so
+   * their streams and blocked callers get a final answer; then the streams still open are ended.
+   */
+  async onModuleDestroy(): Promise<void> {
     await this.tasks.shutdown();
+    // streams of those tasks end by themselves once they wrote the final event; give them a moment
+    for (let i = 0; i < 20 && this.streams.size > 0; i++) await sleep(10);
+    this.streams.closeAll();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
     await this.store.close?.();
     await this.log.close?.();
   }

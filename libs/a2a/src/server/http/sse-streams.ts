@@ -1,5 +1,5 @@
 /** Open SSE streams: limits (overall and per caller), one shared heartbeat, back-pressure, clean-up. */
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
 import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
 import { ResourceExhaustedError } from '../../protocol/errors.js';
@@ -53,7 +53,7 @@ export class SseStream {
 }
 
 @Injectable()
-export class SseStreams implements OnModuleDestroy {
+export class SseStreams {
   private readonly open = new Set<SseStream>();
   private readonly perCaller = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
@@ -88,7 +88,8 @@ export class SseStreams implements OnModuleDestroy {
     return this.open.size;
   }
 
-  onModuleDestroy(): void {
+  /** Ends every stream (shutdown, after running tasks were given their final event). */
+  closeAll(): void {
     clearInterval(this.timer);
     [...this.open].forEach((s) => s.close());
   }
