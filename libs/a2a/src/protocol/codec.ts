@@ -84,6 +84,8 @@ class Decoder {
     if (!isPlainObject(input)) return this.fail(path || '(body)', 'must be a JSON object');
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
+    /** Fields whose value was refused: already reported, so not "required" again. */
+    const refused = new Set<string>();
     for (const [rawKey, rawValue] of Object.entries(input)) {
       const key = rawKey in schema.fields ? rawKey : camel(rawKey);
       const spec = schema.fields[key];
@@ -94,11 +96,13 @@ class Decoder {
         continue;
       }
       seen.add(key);
+      const before = this.violations.length;
       const value = this.field(spec, rawValue, fieldPath);
+      if (this.violations.length > before) refused.add(key);
       if (value !== undefined) out[key] = value;
     }
-    this.checkRequired(schema, out, path);
-    this.checkOneofs(schema, out, path);
+    this.checkRequired(schema, out, path, refused);
+    this.checkOneofs(schema, out, path, refused);
     return out;
   }
 
@@ -128,7 +132,7 @@ class Decoder {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(raw)) {
         const value = this.single({ type: type.map }, v, `${path}.${k}`);
-        if (value !== undefined) out[k] = value;
+        if (value !== undefined) setEntry(out, k, value);
       }
       return out;
     }
@@ -170,15 +174,16 @@ class Decoder {
   private timestamp(raw: unknown, path: string): string | undefined {
     const match = typeof raw === 'string' ? RFC3339.exec(raw) : null;
     const time = match ? Date.parse(raw as string) : NaN;
-    if (!match || Number.isNaN(time)) return this.fail(path, 'must be an RFC 3339 timestamp, e.g. 2026-01-31T10:00:00.000Z');
+    if (!match || Number.isNaN(time) || !isCalendarTime(match)) return this.fail(path, 'must be an RFC 3339 timestamp, e.g. 2026-01-31T10:00:00.000Z');
     return new Date(time).toISOString();
   }
 
-  private checkRequired(schema: Schema, out: Record<string, unknown>, path: string): void {
+  private checkRequired(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string>): void {
     for (const [key, spec] of Object.entries(schema.fields)) {
-      if (!spec.required || out[key] !== undefined) continue;
+      if (!spec.required || out[key] !== undefined || refused.has(key)) continue;
       if (spec.alwaysEmit) {
-        out[key] = [];
+        // a REQUIRED map (`scopes`) is filled with an empty map, not a list
+        out[key] = spec.repeated ? [] : {};
         continue;
       }
       // a present-but-default value was dropped by field(): report it the same way
@@ -186,13 +191,33 @@ class Decoder {
     }
   }
 
-  private checkOneofs(schema: Schema, out: Record<string, unknown>, path: string): void {
+  private checkOneofs(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string>): void {
     for (const [name, oneof] of Object.entries(schema.oneofs ?? {})) {
       const set = oneof.members.filter((m) => out[m] !== undefined);
       if (set.length > 1) this.fail(join(path, set[1]), `only one of ${oneof.members.join(', ')} may be set`);
-      if (set.length === 0 && oneof.required) this.fail(path || name, `one of ${oneof.members.join(', ')} is required`);
+      const reported = oneof.members.some((m) => refused.has(m));
+      if (set.length === 0 && oneof.required && !reported) this.fail(path || name, `one of ${oneof.members.join(', ')} is required`);
     }
   }
+}
+
+/**
+ * Date.parse rolls impossible dates over (`2026-02-30` → March 2, `T24:00` → next day);
+ * RFC 3339 (§5.6) refuses them, so the calendar fields are checked here.
+ */
+function isCalendarTime(match: RegExpExecArray): boolean {
+  const [year, month, day, hour] = [match[1], match[2], match[3], match[4]].map(Number);
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day >= 1 && day <= days && hour <= 23;
+}
+
+/**
+ * A map key is any string (ProtoJSON `map<string, X>`); plain assignment of `__proto__`
+ * would set the object's prototype and lose the entry.
+ */
+function setEntry(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function isDefault(type: FieldType, value: unknown): boolean {
@@ -254,7 +279,7 @@ function encodeSingle(type: FieldType, value: unknown): unknown {
     if ('enum' in type) return value;
     if ('message' in type) return encodeMessage(type.message(), value as Record<string, unknown>);
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = encodeSingle(type.map, v);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) setEntry(out, k, encodeSingle(type.map, v));
     return out;
   }
   return value;

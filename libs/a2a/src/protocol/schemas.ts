@@ -146,9 +146,11 @@ export const ListTasksRequestSchema: Schema<T.ListTasksRequest> = schema('ListTa
 
 export const ListTasksResponseSchema: Schema<T.ListTasksResponse> = schema('ListTasksResponse', {
   tasks: { type: msg(() => TaskSchema), repeated: true, required: true, alwaysEmit: true },
-  nextPageToken: { type: 'string', required: true },
+  // `presence` so that a decoded last page keeps `nextPageToken: ""` (MUST be present, "" on the
+  // last page, spec §3.1.4) and `totalSize: 0` instead of refusing them as unset REQUIRED fields
+  nextPageToken: { type: 'string', required: true, presence: true },
   pageSize: { type: 'int32', required: true },
-  totalSize: { type: 'int32', required: true },
+  totalSize: { type: 'int32', required: true, presence: true },
 });
 
 export const CancelTaskRequestSchema: Schema<T.CancelTaskRequest> = schema('CancelTaskRequest', {
