@@ -36,9 +36,10 @@ const GENERATED = 'Generated text content';
 @Injectable()
 export class EchoAgent implements AgentExecutor {
   async execute(ctx: TaskContext): Promise<void> {
-    if (ctx.task) return this.continueTask(ctx);
     const id = ctx.message.messageId;
+    // the TCK drives multi-turn tasks by message id too (a tck-input-required follow-up asks again)
     if (id.startsWith('tck-')) return this.tck(ctx, id);
+    if (ctx.task) return this.continueTask(ctx);
     if (id.startsWith('test-resubscribe-message-id')) {
       await ctx.working();
       await wait(4000, ctx.signal);
@@ -57,7 +58,7 @@ export class EchoAgent implements AgentExecutor {
     return ctx.reply(`echo: ${ctx.text}`);
   }
 
-  /** The next message on an interrupted task (/ask, tck-input-required, tck-auth-required) completes it. */
+  /** The next (non-tck) message on an interrupted task completes it: /ask echoes the answer. */
   private async continueTask(ctx: TaskContext): Promise<void> {
     const opener = ctx.task?.history?.find((m) => m.role === 'ROLE_USER');
     if (opener?.messageId.startsWith('tck-')) return ctx.complete();

@@ -122,11 +122,15 @@ describe.each(clients)('%s binding', (_name, makeClient) => {
       expect(answered.history.map((m: Json) => m.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
     });
 
-    it('completes a tck-input-required task on the next message', async () => {
+    it('completes a tck-input-required task on the next message; tck follow-ups follow their own rule', async () => {
       const t = (await send('x', { messageId: `tck-input-required-${Date.now()}` })).result.task;
       expect(t.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const again = (await send('TCK history message 1', { taskId: t.id, messageId: `tck-input-required-${Date.now()}` })).result.task;
+      expect(again.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
       const next = (await send('more', { taskId: t.id, contextId: t.contextId })).result.task;
       expect(next.status.state).toBe('TASK_STATE_COMPLETED');
+      const texts = next.history.filter((m: Json) => m.role === 'ROLE_USER').map((m: Json) => m.parts[0].text);
+      expect(texts).toEqual(['x', 'TCK history message 1', 'more']);
     });
 
     it('refuses a contextId that contradicts the task', async () => {

@@ -250,10 +250,10 @@ describe('request validation on the wire', () => {
     running = await alphaOnly();
     const rpc = await post(`${running.url}/a2a/jsonrpc`, '{}', { 'content-type': 'text/plain' });
     expect(rpc.status).toBe(415);
-    expect(((await rpc.json()) as Json).error.code).toBe(-32600);
+    expect(((await rpc.json()) as Json).error).toMatchObject({ code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] });
     const rest = await post(`${running.url}/a2a/rest/message:send`, '{}', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(rest.status).toBe(415);
-    expect(((await rest.json()) as Json).error).toMatchObject({ code: 415, status: 'INVALID_ARGUMENT' });
+    expect(((await rest.json()) as Json).error).toMatchObject({ code: 415, status: 'INVALID_ARGUMENT', details: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] });
   });
 
   it('answers in application/a2a+json when the request used or accepts it', async () => {

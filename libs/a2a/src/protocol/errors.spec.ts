@@ -121,7 +121,7 @@ describe('generic errors (digest §2.2 standard JSON-RPC errors, §3.2 categorie
   });
 
   it.each<{ name: string; ErrorClass: ErrorClass; code: number; http: number; grpc: GrpcStatus }>([
-    { name: 'UnsupportedMediaTypeError', ErrorClass: UnsupportedMediaTypeError, code: -32600, http: 415, grpc: 'INVALID_ARGUMENT' },
+    { name: 'UnsupportedMediaTypeError', ErrorClass: UnsupportedMediaTypeError, code: -32005, http: 415, grpc: 'INVALID_ARGUMENT' },
     { name: 'PayloadTooLargeError', ErrorClass: PayloadTooLargeError, code: -32600, http: 413, grpc: 'INVALID_ARGUMENT' },
     { name: 'MethodNotAllowedError', ErrorClass: MethodNotAllowedError, code: -32601, http: 405, grpc: 'UNIMPLEMENTED' },
     { name: 'ResourceExhaustedError', ErrorClass: ResourceExhaustedError, code: -32000, http: 429, grpc: 'RESOURCE_EXHAUSTED' },

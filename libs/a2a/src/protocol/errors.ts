@@ -222,13 +222,17 @@ export class InvalidRequestError extends defineError({
   defaultMessage: 'Request payload validation error',
 }) {}
 
-/** The request's Content-Type is not one the binding takes. @publicApi */
-export class UnsupportedMediaTypeError extends defineError({
-  jsonRpcCode: -32600,
-  httpStatus: 415,
-  grpcStatus: 'INVALID_ARGUMENT',
-  defaultMessage: 'Unsupported Content-Type',
-}) {}
+/**
+ * The request's own Content-Type is not one the binding takes: ContentTypeNotSupported (its code
+ * and reason, as a2a-js and the TCK read it) answered with HTTP 415.
+ * @publicApi
+ */
+export class UnsupportedMediaTypeError extends ContentTypeNotSupportedError {
+  override readonly httpStatus: number = 415;
+  constructor(message = 'Unsupported Content-Type') {
+    super(message);
+  }
+}
 
 /** The body is larger than the configured limit. @publicApi */
 export class PayloadTooLargeError extends defineError({

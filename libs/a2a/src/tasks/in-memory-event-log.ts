@@ -27,8 +27,8 @@ export class InMemoryEventLog implements EventLog {
   }
 
   async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
+    if ((this.logs.get(taskId)?.events.length ?? 0) !== expectedSeq) throw new ConcurrentTaskUpdateError(taskId);
     const log = this.log(taskId);
-    if (log.events.length !== expectedSeq) throw new ConcurrentTaskUpdateError(taskId);
     const seq = expectedSeq + 1;
     log.events.push({ seq, event });
     const waiters = [...log.waiters];
@@ -39,7 +39,7 @@ export class InMemoryEventLog implements EventLog {
   }
 
   async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
-    let next = afterSeq; // index of the next event to yield (seq - 1)
+    let next = Math.max(0, afterSeq); // index of the next event to yield (seq - 1)
     try {
       while (!signal.aborted) {
         const log = this.log(taskId);

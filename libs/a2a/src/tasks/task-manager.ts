@@ -116,6 +116,8 @@ export class TaskManager {
       if (message.contextId !== undefined && message.contextId !== prior.task.contextId) {
         throw InvalidParamsError.field('message.contextId', "does not match the contextId of the task named by message.taskId");
       }
+      // a turn that just asked for input is still returning from execute(): let it finish
+      await this.executions.get(prior.task.id)?.whenInterruptedDone();
       if (this.executions.has(prior.task.id)) {
         throw new UnsupportedOperationError(`Task ${prior.task.id} is still working on the previous message`, { taskId: prior.task.id });
       }
@@ -222,6 +224,9 @@ class Execution implements Turn, TurnSink {
   private replied = false;
   /** A terminal state is written: later events are dropped. */
   private closed = false;
+  /** The last state written is INPUT_REQUIRED or AUTH_REQUIRED. */
+  private interrupted = false;
+  private readonly finished = deferred<void>();
 
   constructor(
     private readonly manager: TaskManager,
@@ -271,7 +276,19 @@ class Execution implements Turn, TurnSink {
       clearTimeout(timer);
       await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
       this.settledDeferred.resolve();
+      this.finished.resolve();
     }
+  }
+
+  /**
+   * When the task waits for the client, the executor is usually a step away from returning:
+   * waits (briefly) for that. An executor that keeps running while interrupted keeps its turn.
+   */
+  async whenInterruptedDone(): Promise<void> {
+    if (!this.interrupted) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.finished.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
+    clearTimeout(timer);
   }
 
   /** Cancel requested: abort the executor, then write CANCELED unless the task already ended. */
@@ -340,6 +357,7 @@ class Execution implements Turn, TurnSink {
     this.stored = await this.manager.write(this.scope, this.stored, event);
     const state = 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
     if (state && isTerminalState(state)) this.closed = true;
+    if (state) this.interrupted = isInterruptedState(state);
     if (state && (isTerminalState(state) || isInterruptedState(state))) this.settledDeferred.resolve();
   }
 

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import type { StreamResponse, TaskState } from '../protocol/types.js';
+import { ConcurrentTaskUpdateError } from './task-store.js';
+import { InMemoryEventLog, isTerminalEvent } from './in-memory-event-log.js';
+import { describeEventLogContract, statusEvent } from './testing/event-log.contract.js';
+
+describeEventLogContract('InMemoryEventLog', async () => {
+  const log = new InMemoryEventLog();
+  return { log, close: async () => log.close() };
+});
+
+function stateEvent(taskId: string, state: TaskState): StreamResponse {
+  return { statusUpdate: { taskId, contextId: 'ctx', status: { state } } };
+}
+
+describe('isTerminalEvent', () => {
+  it.each<[string, StreamResponse, boolean]>([
+    ['a COMPLETED status update', stateEvent('t', 'TASK_STATE_COMPLETED'), true],
+    ['a FAILED status update', stateEvent('t', 'TASK_STATE_FAILED'), true],
+    ['a CANCELED status update', stateEvent('t', 'TASK_STATE_CANCELED'), true],
+    ['a REJECTED status update', stateEvent('t', 'TASK_STATE_REJECTED'), true],
+    ['a WORKING status update', stateEvent('t', 'TASK_STATE_WORKING'), false],
+    ['an INPUT_REQUIRED status update', stateEvent('t', 'TASK_STATE_INPUT_REQUIRED'), false],
+    ['a task event in a terminal state', { task: { id: 't', status: { state: 'TASK_STATE_COMPLETED' } } }, true],
+    ['a task event in SUBMITTED', { task: { id: 't', status: { state: 'TASK_STATE_SUBMITTED' } } }, false],
+    ['an artifact update', { artifactUpdate: { taskId: 't', contextId: 'c', artifact: { artifactId: 'a', parts: [] } } }, false],
+    ['a message', { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [] } }, false],
+  ])('%s → %s', (_label, event, terminal) => {
+    expect(isTerminalEvent(event)).toBe(terminal);
+  });
+});
+
+describe('InMemoryEventLog retention', () => {
+  let log: InMemoryEventLog | undefined;
+
+  afterEach(() => {
+    log?.close();
+    log = undefined;
+    jest.useRealTimers();
+  });
+
+  /** Does the log of `taskId` still exist? A dropped log takes a fresh first append (expectedSeq 0) again. */
+  async function exists(taskId: string): Promise<boolean> {
+    try {
+      await log!.append(taskId, statusEvent(taskId, 'probe'), 0);
+    } catch (error) {
+      if (error instanceof ConcurrentTaskUpdateError) return true;
+      throw error;
+    }
+    return false;
+  }
+
+  async function logOf(taskId: string, ...states: TaskState[]): Promise<void> {
+    let seq = 0;
+    for (const state of states) seq = await log!.append(taskId, stateEvent(taskId, state), seq);
+  }
+
+  it('drops the log of a finished task after the ttl, never the log of an unfinished one', async () => {
+    jest.useFakeTimers();
+    log = new InMemoryEventLog({ ttlMs: 1000, maxTerminalTasks: 100 });
+    await logOf('done', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED');
+    await logOf('waiting', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED');
+    await logOf('working', 'TASK_STATE_WORKING');
+
+    jest.advanceTimersByTime(900);
+    expect(await exists('done')).toBe(true);
+    jest.advanceTimersByTime(1200);
+    expect(await exists('done')).toBe(false);
+    jest.advanceTimersByTime(10 * 60 * 60 * 1000);
+    expect(await exists('waiting')).toBe(true);
+    expect(await exists('working')).toBe(true);
+  });
+
+  it('keeps at most maxTerminalTasks finished logs, dropping the oldest first', async () => {
+    log = new InMemoryEventLog({ ttlMs: 60_000, maxTerminalTasks: 2 });
+    await logOf('running', 'TASK_STATE_WORKING');
+    await logOf('t1', 'TASK_STATE_FAILED');
+    await logOf('t2', 'TASK_STATE_WORKING', 'TASK_STATE_CANCELED');
+    await logOf('t3', 'TASK_STATE_COMPLETED');
+    expect(await exists('t1')).toBe(false);
+    expect(await exists('t2')).toBe(true);
+    expect(await exists('t3')).toBe(true);
+    expect(await exists('running')).toBe(true);
+  });
+
+  it('drops with a real timer too (short ttl, real wait)', async () => {
+    log = new InMemoryEventLog({ ttlMs: 30, maxTerminalTasks: 100 });
+    await logOf('done', 'TASK_STATE_COMPLETED');
+    await logOf('working', 'TASK_STATE_WORKING');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await exists('done')).toBe(false);
+    expect(await exists('working')).toBe(true);
+  });
+});
