@@ -133,6 +133,14 @@ describe.each(clients)('%s binding', (_name, makeClient) => {
       expect(texts).toEqual(['x', 'TCK history message 1', 'more']);
     });
 
+    it('continues an AUTH_REQUIRED task on the next message', async () => {
+      const t = (await send('x', { messageId: `tck-auth-required-${Date.now()}` })).result.task;
+      expect(t.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+      const next = (await send('here are my credentials', { taskId: t.id })).result.task;
+      expect(next.id).toBe(t.id);
+      expect(next.status.state).toBe('TASK_STATE_COMPLETED');
+    });
+
     it('refuses a contextId that contradicts the task', async () => {
       const asked = (await send('/ask')).result.task;
       const res = await send('x', { taskId: asked.id, contextId: 'another' });
@@ -337,6 +345,15 @@ describe.each(clients)('%s binding', (_name, makeClient) => {
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
     });
 
+    it('is served over GET as well as POST on HTTP+JSON', async () => {
+      if (client.name !== 'HTTP+JSON') return;
+      const started = (await send('/task slow 300 get', {}, { returnImmediately: true })).result.task;
+      const stream = await client.stream('SubscribeToTask', { id: started.id, viaGet: true });
+      expect(stream.status).toBe(200);
+      expect(stream.events[0].data.task.id).toBe(started.id);
+      expect(stream.events[stream.events.length - 1].data.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    });
+
     it('gives two concurrent subscribers the same events in the same order', async () => {
       const started = (await send('/task slow 400 both', {}, { returnImmediately: true })).result.task;
       const [a, b] = await Promise.all([client.stream('SubscribeToTask', { id: started.id }), client.stream('SubscribeToTask', { id: started.id })]);
@@ -386,6 +403,14 @@ describe.each(clients)('%s binding', (_name, makeClient) => {
       const patched = await client.call('SendMessage', params, { headers: { 'A2A-Version': '1.0.7' } });
       expect(patched.result.message).toBeDefined();
       expect(patched.headers.get('a2a-version')).toBe('1.0');
+      const base = client.name === 'JSONRPC' ? `${demo.url}/a2a/jsonrpc` : `${demo.url}/a2a/rest`;
+      const res = await fetch(client.name === 'JSONRPC' ? `${base}?A2A-Version=1.0` : `${base}/message:send?A2A-Version=1.0`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(client.name === 'JSONRPC' ? { jsonrpc: '2.0', id: 1, method: 'SendMessage', params } : params),
+      });
+      const body: Json = await res.json();
+      expect(client.name === 'JSONRPC' ? body.result.message : body.message).toBeDefined();
     });
 
     it('keeps tasks of one tenant out of another', async () => {

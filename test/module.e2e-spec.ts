@@ -423,3 +423,32 @@ describe('shutdown', () => {
     expect(last.statusUpdate.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { parts: [{ text: 'The agent was stopped because the server is shutting down.' }] } });
   });
 });
+
+describe('unexpected failures', () => {
+  it('answer InternalError with a fixed message on both bindings, leaking nothing', async () => {
+    const { TaskStore } = await import('nestjs-a2a');
+    const failing = {
+      get: async () => {
+        throw new Error('SECRET-db-password=hunter2');
+      },
+      save: async () => {
+        throw new Error('SECRET');
+      },
+      list: async () => {
+        throw new Error('SECRET');
+      },
+    };
+    @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent] })
+    class AppModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).overrideProvider(TaskStore).useValue(failing).compile();
+    const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    await app.listen(0, '127.0.0.1');
+    running = { app, url: await app.getUrl(), close: () => app.close() };
+    const rpc = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('GetTask', { id: 'x' });
+    expect(rpc.status).toBe(200);
+    expect(rpc.raw.error).toEqual({ code: -32603, message: 'Internal error' });
+    const rest = await restClient(`${running.url}/a2a/rest`).call('ListTasks', {});
+    expect(rest.status).toBe(500);
+    expect(rest.raw).toEqual({ error: { code: 500, status: 'INTERNAL', message: 'Internal error', details: [] } });
+  });
+});
