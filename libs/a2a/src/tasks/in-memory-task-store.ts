@@ -2,11 +2,7 @@
 import { isTerminalState, type Task } from '../protocol/types.js';
 import { compareNewestFirst, decodeCursor, encodeCursor, sortKeyOf } from './list-cursor.js';
 import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from './retention.js';
-import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
-
-export function sameScope(a: TaskScope, b: TaskScope): boolean {
-  return a.agent === b.agent && a.tenant === b.tenant && a.subject === b.subject;
-}
+import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
 
 /** @publicApi */
 export class InMemoryTaskStore implements TaskStore {

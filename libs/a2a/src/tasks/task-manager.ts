@@ -22,10 +22,9 @@ import {
 } from '../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from './agent-executor.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
-import { sameScope } from './in-memory-task-store.js';
 import { TaskContext, type TurnSink } from './task-context.js';
 import { applyEvent } from './task-fold.js';
-import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
+import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
 
 /** @publicApi */
 export interface TaskManagerOptions {

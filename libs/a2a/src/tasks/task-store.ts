@@ -14,6 +14,10 @@ export interface TaskScope {
   readonly subject: string;
 }
 
+export function sameScope(a: TaskScope, b: TaskScope): boolean {
+  return a.agent === b.agent && a.tenant === b.tenant && a.subject === b.subject;
+}
+
 /** @publicApi */
 export interface StoredTask {
   readonly task: Task;
