@@ -1,24 +1,38 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
 import { A2AModule } from 'nestjs-a2a';
-import { demoConfig } from './demo-config.js';
+import { ApiKeyGuard, IS_PUBLIC, parseApiKeys } from './api-key.guard.js';
+import { demoConfig, type DemoConfig } from './demo-config.js';
 import { EchoAgent } from './echo.agent.js';
 
-@Module({
-  imports: [
-    A2AModule.forRootAsync({
-      useFactory: () => {
-        const config = demoConfig();
-        return {
+/** DEMO_API_KEYS turns on the demo's ordinary app guard; the module runs it on every A2A route. */
+function guards(config: DemoConfig): Provider[] {
+  if (!config.apiKeys) return [];
+  const keys = parseApiKeys(config.apiKeys);
+  return [{ provide: APP_GUARD, useFactory: (reflector: Reflector) => new ApiKeyGuard(reflector, keys), inject: [Reflector] }];
+}
+
+/** The demo app, configured from the environment (README, "The demo agent"). */
+@Module({})
+export class AppModule {
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): DynamicModule {
+    const config = demoConfig(env);
+    return {
+      module: AppModule,
+      imports: [
+        A2AModule.forRoot({
+          // the card is public: marked with the app's own public-route metadata, which its guard honours
+          publicRouteMetadata: { key: IS_PUBLIC },
           publicUrl: config.publicUrl,
           defaultAgent: 'echo',
+          allowUnauthenticated: config.allowUnauthenticated,
           card: { provider: { organization: 'nestjs-a2a demo', url: 'https://github.com/nestjs-a2a/nestjs-a2a' } },
           // the longest `/task slow` is 120 s; streams: at least 20,000 overall and per caller
           limits: { executorTimeoutMs: 180_000 },
           streaming: { maxStreams: 50_000, maxStreamsPerCaller: 20_000 },
-        };
-      },
-    }),
-  ],
-  providers: [EchoAgent],
-})
-export class AppModule {}
+        }),
+      ],
+      providers: [EchoAgent, ...guards(config)],
+    };
+  }
+}

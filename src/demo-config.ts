@@ -1,11 +1,20 @@
-/** The demo's environment (README, "Configuration"). */
+/** The demo's environment (README, "The demo agent"). */
 export interface DemoConfig {
   port: number;
   host: string;
   /** Unset: the library derives it from the bound address (http://127.0.0.1:$PORT by default). */
   publicUrl?: string;
+  allowUnauthenticated: boolean;
+  /** `alice:key1,bob:key2`: turns on the demo's API-key guard. */
+  apiKeys?: string;
 }
 
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
-  return { port: Number(env.PORT ?? 3000), host: env.HOST ?? '127.0.0.1', publicUrl: env.PUBLIC_URL || undefined };
+  return {
+    port: Number(env.PORT ?? 3000),
+    host: env.HOST ?? '127.0.0.1',
+    publicUrl: env.PUBLIC_URL || undefined,
+    allowUnauthenticated: env.A2A_ALLOW_UNAUTHENTICATED === '1',
+    apiKeys: env.DEMO_API_KEYS || undefined,
+  };
 }

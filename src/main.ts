@@ -8,7 +8,7 @@ async function bootstrap(): Promise<void> {
   // The demo has no JSON routes of its own, so Nest's JSON parser is off and the A2A routes read
   // their bodies with the module's limits (size, depth, strict UTF-8). An app with its own JSON
   // routes keeps Nest's parser: the module then uses what it parsed (see README, "Request bodies").
-  const app = await NestFactory.create(AppModule, { bodyParser: false });
+  const app = await NestFactory.create(AppModule.fromEnv(), { bodyParser: false });
   app.enableShutdownHooks();
   const config = demoConfig();
   await app.listen(config.port, config.host);

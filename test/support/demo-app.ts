@@ -10,8 +10,9 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export async function startDemo(options: NestApplicationOptions = { bodyParser: false, logger: false }): Promise<RunningApp> {
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+/** `env`: the demo's environment variables (DEMO_API_KEYS, ...), as `npm start` would read them. */
+export async function startDemo(env: NodeJS.ProcessEnv = {}, options: NestApplicationOptions = { bodyParser: false, logger: false }): Promise<RunningApp> {
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.fromEnv(env)] }).compile();
   const app = moduleRef.createNestApplication(options);
   await app.listen(0, '127.0.0.1');
   const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');

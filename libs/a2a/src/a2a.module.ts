@@ -1,7 +1,7 @@
 /** Wiring only: the providers and controllers of the inbound server. */
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { A2A_ROUTES } from './a2a.constants.js';
+import { A2A_GUARDS, A2A_ROUTES } from './a2a.constants.js';
 import { A2A_ASYNC_OPTIONS_TYPE, A2A_MODULE_OPTIONS, A2A_OPTIONS_TYPE, ConfigurableA2AModule } from './a2a.module-definition.js';
 import { resolveA2AOptions, resolveA2APaths, type A2AModuleExtras, type A2AModuleOptions, type ResolvedA2AOptions } from './config/a2a-options.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
@@ -17,6 +17,8 @@ import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
 import { RestBinding } from './server/http/rest.binding.js';
 import { SseStreams } from './server/http/sse-streams.js';
 import { PublicUrl } from './server/public-url.js';
+import { JsonRpcExceptionFilter, RestExceptionFilter } from './server/security/a2a-exception.filter.js';
+import { SecurityInventory } from './server/security/security-inventory.js';
 import { EventLog } from './tasks/event-log.js';
 import { InMemoryEventLog } from './tasks/in-memory-event-log.js';
 import { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
@@ -46,6 +48,9 @@ const PROVIDERS = [
   AgentCardEndpoint,
   HostBodyParserErrors,
   A2ALifecycle,
+  SecurityInventory,
+  JsonRpcExceptionFilter,
+  RestExceptionFilter,
 ];
 
 /**
@@ -65,12 +70,20 @@ export class A2AModule extends ConfigurableA2AModule {
 
   private static complete(definition: DynamicModule, extras: A2AModuleExtras): DynamicModule {
     const paths = resolveA2APaths(extras.paths);
+    const guards = extras.guards ?? [];
+    const publicRouteMetadata = extras.publicRouteMetadata === undefined ? [] : [extras.publicRouteMetadata].flat();
     return {
       ...definition,
       global: extras.isGlobal,
       imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers: createA2AControllers(paths),
-      providers: [...(definition.providers ?? []), { provide: A2A_ROUTES, useValue: paths }, ...PROVIDERS],
+      controllers: createA2AControllers(paths, { guards, publicRouteMetadata }),
+      providers: [
+        ...(definition.providers ?? []),
+        { provide: A2A_ROUTES, useValue: paths },
+        { provide: A2A_GUARDS, useValue: guards },
+        ...PROVIDERS,
+        ...(extras.callerResolver ? [{ provide: A2ACallerResolver, useClass: extras.callerResolver }] : []),
+      ],
       exports: [TaskManager, TaskStore, EventLog, A2ARequestHandler, AgentCardService, A2A_OPTIONS],
     };
   }

@@ -8,16 +8,26 @@ export type {
   A2AModuleExtras,
   A2AModuleOptions,
   A2APathOptions,
+  A2APublicRouteMetadata,
   A2AStreamingOptions,
   A2ATaskOptions,
 } from './config/a2a-options.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
 
 // agents
-export { A2AAgent, type A2AAgentOptions } from './server/a2a-agent.decorator.js';
+export {
+  A2AAgent,
+  type A2AAgentOptions,
+  type ExtendedAgentCardProvider,
+  type ExtendedCardFields,
+} from './server/a2a-agent.decorator.js';
 export type { A2ACaller, AgentExecutor, AgentTool, MessageInput, ToolInvocation } from './tasks/agent-executor.js';
 export { TaskContext, type ArtifactChunkOptions } from './tasks/task-context.js';
-export { A2ACallerResolver, ANONYMOUS_SUBJECT } from './server/caller-resolver.js';
+export { A2ACallerResolver, ANONYMOUS_SUBJECT, type RequestedScope } from './server/caller-resolver.js';
+
+// security
+export { A2APublic, A2A_PUBLIC } from './server/security/a2a-public.decorator.js';
+export { A2ASecurity, SecuritySchemes, type A2ASecurityDeclaration } from './server/security/a2a-security.decorator.js';
 
 // tasks: stores, logs, the manager
 export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';

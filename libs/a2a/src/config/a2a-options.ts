@@ -1,6 +1,7 @@
 /** The options of `A2AModule.forRoot()` / `forRootAsync()`, their defaults and their validation. */
 import { Type, plainToInstance } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested, validateSync, type ValidationError } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested, validateSync, type ValidationError } from 'class-validator';
+import type { CanActivate, Type as NestType } from '@nestjs/common';
 import type { AgentProvider } from '../protocol/types.js';
 import { A2AConfigurationError } from './a2a-configuration.error.js';
 
@@ -57,6 +58,11 @@ export interface A2AModuleOptions {
   streaming?: A2AStreamingOptions;
   limits?: A2ALimitOptions;
   tasks?: A2ATaskOptions;
+  /**
+   * Start even when the server listens beyond loopback with no guard in front of the A2A routes.
+   * Default false: such a start-up fails, since every caller would share one identity.
+   */
+  allowUnauthenticated?: boolean;
 }
 
 /** @publicApi */
@@ -69,18 +75,47 @@ export interface A2APathOptions {
   agents?: string;
 }
 
+/** Route metadata the host's own guards read to let a route through, e.g. `{ key: IS_PUBLIC_KEY }`. @publicApi */
+export interface A2APublicRouteMetadata {
+  key: string | symbol;
+  /** Default `true`. */
+  value?: unknown;
+}
+
 /**
- * Fixed when the module is compiled, for `forRoot` and `forRootAsync` alike (Nest routes are static).
+ * Fixed when the module is compiled, for `forRoot` and `forRootAsync` alike (Nest routes, guards
+ * and providers are static).
  * @publicApi
  */
 export interface A2AModuleExtras {
   isGlobal?: boolean;
   paths?: A2APathOptions;
+  /**
+   * Guards run on every A2A route but the public ones (Agent Card, JWKS), after the app's global
+   * guards (`APP_GUARD`), which run there as on any route. Classes get their dependencies from
+   * this module's scope: global modules, or the `imports` of `forRootAsync`.
+   */
+  guards?: Array<NestType<CanActivate> | CanActivate>;
+  /** How the host's guards recognise a public route; the card and JWKS routes carry it. */
+  publicRouteMetadata?: A2APublicRouteMetadata | A2APublicRouteMetadata[];
+  /** Your own caller resolver (a subclass of `A2ACallerResolver`), replacing the default. */
+  callerResolver?: NestType<A2ACallerResolverLike>;
+}
+
+/** The shape of a caller resolver (see `A2ACallerResolver`). */
+export interface A2ACallerResolverLike {
+  resolve(req: unknown, requested: { tenant?: string }): A2ACallerLike | Promise<A2ACallerLike>;
+}
+interface A2ACallerLike {
+  subject: string;
+  tenant?: string;
+  user?: unknown;
 }
 
 /** Options with every default filled in. */
 export interface ResolvedA2AOptions {
   publicUrl?: string;
+  allowUnauthenticated: boolean;
   defaultAgent?: string;
   card: Required<Pick<A2ACardOptions, 'version' | 'maxAgeSeconds'>> & Omit<A2ACardOptions, 'version' | 'maxAgeSeconds'>;
   streaming: Required<A2AStreamingOptions>;
@@ -94,7 +129,7 @@ export interface ResolvedA2APaths {
   agents: string;
 }
 
-const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent'> = {
+const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
   limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
@@ -138,6 +173,7 @@ class TasksDto {
 class OptionsDto {
   @IsOptional() @IsUrl(urlOptions) publicUrl?: string;
   @IsOptional() @IsString() defaultAgent?: string;
+  @IsOptional() @IsBoolean() allowUnauthenticated?: boolean;
   @IsOptional() @ValidateNested() @Type(() => CardDto) card?: CardDto;
   @IsOptional() @ValidateNested() @Type(() => StreamingDto) streaming?: StreamingDto;
   @IsOptional() @ValidateNested() @Type(() => LimitsDto) limits?: LimitsDto;
@@ -179,6 +215,7 @@ export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions
   if (problems.length > 0) throw new A2AConfigurationError(problems);
   return {
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
+    allowUnauthenticated: options.allowUnauthenticated === true,
     defaultAgent: options.defaultAgent,
     card: { ...DEFAULTS.card, ...options.card },
     streaming: { ...DEFAULTS.streaming, ...options.streaming },

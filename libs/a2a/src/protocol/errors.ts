@@ -31,6 +31,8 @@ export const GRPC_CODES: Record<GrpcStatus, number> = {
 };
 
 export const ERROR_DOMAIN = 'a2a-protocol.org';
+/** ErrorInfo domain of this library's own reasons (authentication, limits): not A2A's to claim. */
+export const LIBRARY_ERROR_DOMAIN = 'nestjs-a2a';
 export const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
 export const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 
@@ -59,6 +61,8 @@ interface ErrorSpec {
   grpcStatus: GrpcStatus;
   /** ErrorInfo `reason`; set for the A2A-specific errors, which MUST carry an ErrorInfo. */
   reason?: string;
+  /** ErrorInfo `domain`; A2A's own unless the reason is this library's. */
+  domain?: string;
   defaultMessage: string;
 }
 
@@ -72,6 +76,7 @@ export abstract class A2AError extends Error {
   abstract readonly httpStatus: number;
   abstract readonly grpcStatus: GrpcStatus;
   abstract readonly reason: string | undefined;
+  readonly domain: string = ERROR_DOMAIN;
 
   constructor(
     message: string,
@@ -87,7 +92,7 @@ export abstract class A2AError extends Error {
   details(): ErrorDetail[] {
     const details: ErrorDetail[] = [];
     if (this.reason) {
-      const info: ErrorDetail = { '@type': ERROR_INFO_TYPE, reason: this.reason, domain: ERROR_DOMAIN };
+      const info: ErrorDetail = { '@type': ERROR_INFO_TYPE, reason: this.reason, domain: this.domain };
       if (Object.keys(this.metadata).length > 0) info.metadata = this.metadata;
       details.push(info);
     }
@@ -114,6 +119,7 @@ function defineError(spec: ErrorSpec) {
     readonly httpStatus = spec.httpStatus;
     readonly grpcStatus = spec.grpcStatus;
     readonly reason = spec.reason;
+    override readonly domain = spec.domain ?? ERROR_DOMAIN;
     constructor(message: string = spec.defaultMessage, metadata: Record<string, string> = {}) {
       super(message, metadata);
     }
@@ -266,12 +272,40 @@ export class MethodNotAllowedError extends defineError({
   defaultMessage: 'Method not allowed',
 }) {}
 
+/*
+ * Authentication, authorization and limits have no A2A code ("custom error", spec §3.3.2): they
+ * share -32000, the one server-error code A2A leaves free, and are told apart by the HTTP status
+ * (JSON-RPC answers them with it) and by their ErrorInfo reason in this library's domain.
+ */
+
 /** A limit of this server was reached (open streams, rate). @publicApi */
 export class ResourceExhaustedError extends defineError({
   jsonRpcCode: -32000,
   httpStatus: 429,
   grpcStatus: 'RESOURCE_EXHAUSTED',
+  reason: 'RESOURCE_EXHAUSTED',
+  domain: LIBRARY_ERROR_DOMAIN,
   defaultMessage: 'Too many requests',
+}) {}
+
+/** Missing or invalid credentials (HTTP 401, with `WWW-Authenticate`). @publicApi */
+export class UnauthenticatedError extends defineError({
+  jsonRpcCode: -32000,
+  httpStatus: 401,
+  grpcStatus: 'UNAUTHENTICATED',
+  reason: 'UNAUTHENTICATED',
+  domain: LIBRARY_ERROR_DOMAIN,
+  defaultMessage: 'Authentication required: the credentials are missing or invalid',
+}) {}
+
+/** Authenticated, but not allowed (HTTP 403). @publicApi */
+export class PermissionDeniedError extends defineError({
+  jsonRpcCode: -32000,
+  httpStatus: 403,
+  grpcStatus: 'PERMISSION_DENIED',
+  reason: 'PERMISSION_DENIED',
+  domain: LIBRARY_ERROR_DOMAIN,
+  defaultMessage: 'The caller is not allowed to do this',
 }) {}
 
 /** An unexpected failure. Its message is fixed, so nothing internal reaches the wire. @publicApi */

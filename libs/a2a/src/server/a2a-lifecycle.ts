@@ -9,6 +9,12 @@ import { TaskStore } from '../tasks/task-store.js';
 import { AgentCardService } from './agent-card.service.js';
 import { AgentRegistry } from './agent-registry.js';
 import { SseStreams } from './http/sse-streams.js';
+import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
+import type { ResolvedA2AOptions } from '../config/a2a-options.js';
+import { A2A_OPTIONS } from './a2a-options.provider.js';
+import { SecurityInventory } from './security/security-inventory.js';
+import type { AddressInfo } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 type Closable = { close?: () => void | Promise<void> };
 
@@ -24,14 +30,31 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(TaskStore) private readonly store: TaskStore & Closable,
     @Inject(EventLog) private readonly log: EventLog & Closable,
     @Inject(SseStreams) private readonly streams: SseStreams,
+    @Inject(SecurityInventory) private readonly security: SecurityInventory,
+    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
   ) {}
 
-  /** One line per agent once the server listens (card URLs need the bound address). */
+  /**
+   * Once the server listens (the bound address is known only then): refuse to serve unguarded
+   * routes beyond loopback, then one line per agent with its card URL and security state.
+   */
   onApplicationBootstrap(): void {
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     if (!server) return;
-    if (server.listening) this.report();
-    else server.once('listening', () => this.report());
+    if (server.listening) this.onListening(server);
+    else server.once('listening', () => this.onListening(server));
+  }
+
+  private onListening(server: Server): void {
+    const address = server.address() as AddressInfo | string | null;
+    const problem = unguardedExposure(typeof address === 'object' && address ? address.address : undefined, this.security.guarded, this.options.allowUnauthenticated);
+    if (problem) {
+      server.close();
+      // Nest's listen() turns a server error into its rejection: start-up fails with this message
+      server.emit('error', new A2AConfigurationError([problem]));
+      return;
+    }
+    this.report();
   }
 
   /**
@@ -54,7 +77,17 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     const defaultName = this.registry.defaultAgent.name;
     for (const agent of this.registry.all()) {
       const role = agent.name === defaultName ? ' (default agent, also at /.well-known/agent-card.json)' : '';
-      this.logger.log(`Agent "${agent.name}" ready${role}: card ${this.cards.cardUrl(agent)}; security: none configured, every caller shares one subject`);
+      this.logger.log(`Agent "${agent.name}" ready${role}: card ${this.cards.cardUrl(agent)}; security: ${this.security.describe()}`);
     }
   }
+}
+
+/** Why serving `host` this way is refused, or undefined when it is fine. */
+export function unguardedExposure(host: string | undefined, guarded: boolean, allowUnauthenticated: boolean): string | undefined {
+  if (host === undefined || guarded || allowUnauthenticated) return undefined;
+  if (ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback') return undefined;
+  return (
+    `the server listens on ${host}, beyond loopback, and no guard protects the A2A routes: every caller would share one identity. ` +
+    "Add your auth guard (APP_GUARD, or the module's `guards`), or set allowUnauthenticated: true if that is really meant"
+  );
 }

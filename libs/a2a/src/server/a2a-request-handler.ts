@@ -10,7 +10,7 @@ import {
   UnsupportedOperationError,
 } from '../protocol/errors.js';
 import { OPERATIONS, type A2AOperation } from '../protocol/operations.js';
-import { LIST_TASKS_DEFAULT_PAGE_SIZE, ListTasksResponseSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../protocol/schemas.js';
+import { AgentCardSchema, LIST_TASKS_DEFAULT_PAGE_SIZE, ListTasksResponseSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../protocol/schemas.js';
 import { taskView } from '../protocol/task-view.js';
 import {
   isTerminalState,
@@ -27,6 +27,7 @@ import {
 import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
+import { AgentCardService } from './agent-card.service.js';
 import { acceptsMediaType, type PublishedAgent } from './agent-registry.js';
 
 /** Everything about a request that is not its params. */
@@ -39,6 +40,8 @@ export interface A2ACall {
   readonly signal: AbortSignal;
   /** `Last-Event-ID` of a reconnecting stream. */
   readonly lastEventId?: number;
+  /** Came through the agent's own paths (`/agents/{name}/…`) rather than the root ones. */
+  readonly viaAgentPath: boolean;
 }
 
 /** One event of a stream; `seq` is its place in the task's log (absent for a Message answer). */
@@ -52,7 +55,10 @@ export type DispatchResult = { readonly result: unknown } | { readonly stream: A
 
 @Injectable()
 export class A2ARequestHandler {
-  constructor(@Inject(TaskManager) private readonly tasks: TaskManager) {}
+  constructor(
+    @Inject(TaskManager) private readonly tasks: TaskManager,
+    @Inject(AgentCardService) private readonly cards: AgentCardService,
+  ) {}
 
   /**
    * Decodes `params` for `operation`, runs it, and encodes the result.
@@ -67,8 +73,6 @@ export class A2ARequestHandler {
       case 'ListTaskPushNotificationConfigs':
       case 'DeleteTaskPushNotificationConfig':
         throw new PushNotificationNotSupportedError();
-      case 'GetExtendedAgentCard':
-        throw new UnsupportedOperationError('This agent has no extended agent card (capabilities.extendedAgentCard is false)');
     }
     const request = decode(spec.request, params);
     switch (operation) {
@@ -84,6 +88,8 @@ export class A2ARequestHandler {
         return { result: encode(TaskSchema, await this.cancelTask(call, request as CancelTaskRequest)) };
       case 'SubscribeToTask':
         return { stream: this.subscribeToTask(call, request as SubscribeToTaskRequest) };
+      case 'GetExtendedAgentCard':
+        return { result: encode(AgentCardSchema, await this.cards.extended(call.agent, call.viaAgentPath, call.caller)) };
     }
   }
 
@@ -92,7 +98,7 @@ export class A2ARequestHandler {
     const start = await turn.started;
     if ('message' in start) return { message: start.message };
     if (!request.configuration?.returnImmediately) await turn.settled;
-    const stored = await this.tasks.get(this.scope(call, request.tenant), start.taskId);
+    const stored = await this.tasks.get(this.scope(call), start.taskId);
     return { task: taskView(stored.task, { historyLength: request.configuration?.historyLength }) };
   }
 
@@ -107,13 +113,13 @@ export class A2ARequestHandler {
   }
 
   async getTask(call: A2ACall, request: GetTaskRequest): Promise<Task> {
-    const stored = await this.tasks.get(this.scope(call, request.tenant), request.id);
+    const stored = await this.tasks.get(this.scope(call), request.id);
     return taskView(stored.task, { historyLength: request.historyLength });
   }
 
   async listTasks(call: A2ACall, request: ListTasksRequest): Promise<ListTasksResponse> {
     const pageSize = request.pageSize ?? LIST_TASKS_DEFAULT_PAGE_SIZE;
-    const page = await this.tasks.list(this.scope(call, request.tenant), {
+    const page = await this.tasks.list(this.scope(call), {
       contextId: request.contextId,
       status: request.status === 'TASK_STATE_UNSPECIFIED' ? undefined : request.status,
       statusTimestampAfter: request.statusTimestampAfter,
@@ -125,7 +131,7 @@ export class A2ARequestHandler {
   }
 
   cancelTask(call: A2ACall, request: CancelTaskRequest): Promise<Task> {
-    return this.tasks.cancel(this.scope(call, request.tenant), request.id);
+    return this.tasks.cancel(this.scope(call), request.id);
   }
 
   /**
@@ -133,7 +139,7 @@ export class A2ARequestHandler {
    * events after that sequence number (a reconnect), even when the task has finished since.
    */
   async *subscribeToTask(call: A2ACall, request: SubscribeToTaskRequest): AsyncIterable<StreamEvent> {
-    const stored = await this.tasks.get(this.scope(call, request.tenant), request.id);
+    const stored = await this.tasks.get(this.scope(call), request.id);
     const terminal = isTerminalState(stored.task.status.state);
     if (call.lastEventId !== undefined) {
       if (terminal && call.lastEventId >= stored.seq) return;
@@ -168,7 +174,7 @@ export class A2ARequestHandler {
     }
     return this.tasks.send({
       agent: call.agent,
-      scope: this.scope(call, request.tenant),
+      scope: this.scope(call),
       request,
       caller: call.caller,
       extensions: call.extensions,
@@ -197,8 +203,9 @@ export class A2ARequestHandler {
     }
   }
 
-  private scope(call: A2ACall, tenant: string | undefined): TaskScope {
-    return { agent: call.agent.name, tenant: tenant ?? '', subject: call.caller.subject };
+  /** Scoping comes from the caller alone (its tenant included), before any data is read. */
+  private scope(call: A2ACall): TaskScope {
+    return { agent: call.agent.name, tenant: call.caller.tenant ?? '', subject: call.caller.subject };
   }
 }
 

@@ -2,13 +2,15 @@
  * The controllers, made per module registration because their paths come from the options
  * (Nest fixes routes when the module is compiled). Thin: each hands the exchange to its binding.
  */
-import { All, Controller, Get, Inject, Req, Res, type Type } from '@nestjs/common';
+import { All, applyDecorators, Controller, Get, Inject, Req, Res, SetMetadata, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { ResolvedA2APaths } from '../config/a2a-options.js';
+import type { A2APublicRouteMetadata, ResolvedA2APaths } from '../config/a2a-options.js';
 import { bindingPaths } from './agent-card.service.js';
 import { AgentCardEndpoint } from './http/agent-card.endpoint.js';
 import { JsonRpcBinding } from './http/json-rpc.binding.js';
 import { RestBinding } from './http/rest.binding.js';
+import { A2APublic } from './security/a2a-public.decorator.js';
+import { JsonRpcExceptionFilter, RestExceptionFilter } from './security/a2a-exception.filter.js';
 
 const WELL_KNOWN_CARD = '/.well-known/agent-card.json';
 
@@ -17,8 +19,25 @@ function bothPaths(paths: ResolvedA2APaths, binding: 'jsonRpc' | 'rest'): string
   return [bindingPaths(paths, undefined)[binding]!, bindingPaths(paths, ':agent')[binding]!];
 }
 
-export function createA2AControllers(paths: ResolvedA2APaths): Type[] {
+export interface ControllerSecurity {
+  guards: Array<Type<CanActivate> | CanActivate>;
+  publicRouteMetadata: A2APublicRouteMetadata[];
+}
+
+/** The card and the JWKS are the only open routes: marked so for `@A2APublic()` and the host's own guards. */
+function PublicRoute(security: ControllerSecurity) {
+  return applyDecorators(A2APublic(), ...security.publicRouteMetadata.map((m) => SetMetadata(m.key, m.value === undefined ? true : m.value)));
+}
+
+/** Every other A2A route: the module's guards, and errors before the handler in the binding's shape. */
+function ProtectedRoute(security: ControllerSecurity, filter: Type) {
+  return applyDecorators(UseGuards(...security.guards), UseFilters(filter));
+}
+
+export function createA2AControllers(paths: ResolvedA2APaths, security: ControllerSecurity): Type[] {
   @Controller()
+  @PublicRoute(security)
+  @UseFilters(RestExceptionFilter)
   class AgentCardController {
     constructor(@Inject(AgentCardEndpoint) private readonly endpoint: AgentCardEndpoint) {}
 
@@ -31,6 +50,7 @@ export function createA2AControllers(paths: ResolvedA2APaths): Type[] {
 
   if (paths.jsonRpc !== false) {
     @Controller(bothPaths(paths, 'jsonRpc'))
+    @ProtectedRoute(security, JsonRpcExceptionFilter)
     class JsonRpcController {
       constructor(@Inject(JsonRpcBinding) private readonly binding: JsonRpcBinding) {}
 
@@ -44,6 +64,7 @@ export function createA2AControllers(paths: ResolvedA2APaths): Type[] {
 
   if (paths.rest !== false) {
     @Controller(bothPaths(paths, 'rest'))
+    @ProtectedRoute(security, RestExceptionFilter)
     class RestController {
       constructor(@Inject(RestBinding) private readonly binding: RestBinding) {}
 

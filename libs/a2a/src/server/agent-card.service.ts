@@ -3,9 +3,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { A2A_ROUTES } from '../a2a.constants.js';
 import type { ResolvedA2APaths } from '../config/a2a-options.js';
 import { buildAgentCard, entityTag, serializeAgentCard } from '../protocol/agent-card.js';
+import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError, UnsupportedOperationError } from '../protocol/errors.js';
 import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
+import type { A2ACaller } from '../tasks/agent-executor.js';
 import { AgentRegistry, type PublishedAgent } from './agent-registry.js';
 import { PublicUrl } from './public-url.js';
+import { SecurityInventory } from './security/security-inventory.js';
 
 /** A card ready to serve: the exact bytes and their validators. */
 export interface ServedCard {
@@ -32,6 +35,7 @@ export class AgentCardService {
     @Inject(AgentRegistry) private readonly registry: AgentRegistry,
     @Inject(A2A_ROUTES) private readonly paths: ResolvedA2APaths,
     @Inject(PublicUrl) private readonly publicUrl: PublicUrl,
+    @Inject(SecurityInventory) private readonly security: SecurityInventory,
   ) {}
 
   /**
@@ -42,15 +46,37 @@ export class AgentCardService {
     const key = `${viaAgentPath ? 'agent' : 'root'}:${agent.name}`;
     let served = this.cache.get(key);
     if (!served) {
-      const card = buildAgentCard(agent.card, {
+      const card = buildAgentCard({ ...agent.card, ...this.security.cardSecurity() }, {
         interfaces: this.interfaces(viaAgentPath ? agent.name : undefined),
-        capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+        capabilities: this.capabilities(agent),
       });
       const body = serializeAgentCard(card);
       served = { card, body, etag: entityTag(body), lastModified: new Date().toUTCString() };
       this.cache.set(key, served);
     }
     return served;
+  }
+
+  /**
+   * The extended card for an authenticated caller: the public card with the agent's extended
+   * fields in place of the public ones.
+   * @throws UnsupportedOperationError (none declared), UnauthenticatedError, ExtendedAgentCardNotConfiguredError
+   */
+  async extended(agent: PublishedAgent, viaAgentPath: boolean, caller: A2ACaller): Promise<AgentCard> {
+    if (!agent.extendedCard) {
+      throw new UnsupportedOperationError('This agent has no extended agent card (capabilities.extendedAgentCard is false)');
+    }
+    if (!caller.authenticated) throw new UnauthenticatedError('The extended agent card is for authenticated callers');
+    const fields = await agent.extendedCard(caller);
+    if (!fields) throw new ExtendedAgentCardNotConfiguredError('No extended agent card is configured for this caller');
+    return buildAgentCard(
+      { ...agent.card, ...withoutUndefined(fields), ...this.security.cardSecurity() },
+      { interfaces: this.interfaces(viaAgentPath ? agent.name : undefined), capabilities: this.capabilities(agent) },
+    );
+  }
+
+  private capabilities(agent: PublishedAgent) {
+    return { streaming: true, pushNotifications: false, extendedAgentCard: agent.extendedCard !== undefined };
   }
 
   /** The URL of the card of `agent` at its per-agent path. */
@@ -65,4 +91,8 @@ export class AgentCardService {
     if (rest) interfaces.push({ url: this.publicUrl.of(rest), protocolBinding: PROTOCOL_BINDINGS.rest, protocolVersion: PROTOCOL_VERSION });
     return interfaces;
   }
+}
+
+function withoutUndefined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -6,9 +6,9 @@ import type { ResolvedA2AOptions } from '../config/a2a-options.js';
 import { agentCardViolations, mediaTypeAccepted, type AgentCardFields } from '../protocol/agent-card.js';
 import { AgentNotFoundError } from '../protocol/errors.js';
 import type { AgentExtension } from '../protocol/types.js';
-import type { AgentExecutor } from '../tasks/agent-executor.js';
+import type { A2ACaller, AgentExecutor } from '../tasks/agent-executor.js';
 import { A2A_OPTIONS } from './a2a-options.provider.js';
-import { A2AAgent, type A2AAgentOptions } from './a2a-agent.decorator.js';
+import { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './a2a-agent.decorator.js';
 
 /** A published agent: its executor and what its card says. */
 export interface PublishedAgent {
@@ -18,6 +18,8 @@ export interface PublishedAgent {
   readonly extensions: readonly AgentExtension[];
   /** Every media type the agent takes (card defaults and skills). */
   readonly inputModes: readonly string[];
+  /** The extended card's fields for a caller, when the agent has one. */
+  readonly extendedCard?: (caller: A2ACaller) => Promise<ExtendedCardFields | undefined>;
 }
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
@@ -102,7 +104,14 @@ export class AgentRegistry implements OnModuleInit {
       return undefined;
     }
     const inputModes = [...card.defaultInputModes, ...declared.skills.flatMap((s) => s.inputModes ?? [])];
-    return { name: declared.name, executor, card, extensions: declared.extensions ?? [], inputModes };
+    const provider = executor as Partial<ExtendedAgentCardProvider>;
+    const extendedCard =
+      typeof provider.extendedAgentCard === 'function'
+        ? async (caller: A2ACaller) => provider.extendedAgentCard!(caller)
+        : declared.extendedCard
+          ? async () => declared.extendedCard
+          : undefined;
+    return { name: declared.name, executor, card, extensions: declared.extensions ?? [], inputModes, extendedCard };
   }
 
   private chooseDefault(problems: string[]): string {

@@ -6,17 +6,25 @@ import type { A2ACaller } from '../tasks/agent-executor.js';
 /** The subject every unauthenticated caller shares. */
 export const ANONYMOUS_SUBJECT = 'anonymous';
 
+/** What the request asked for that scoping depends on. */
+export interface RequestedScope {
+  /** The request's `tenant` (REST path prefix, JSON-RPC `params.tenant`). */
+  readonly tenant?: string;
+}
+
 /**
  * Default: the subject is `req.user.sub`, `.id`, `.subject` or `.username` (the first that is a
- * string or number), or `req.user` itself when it is a string. Override by providing your own
- * class under this token.
+ * string or number), or `req.user` itself when it is a string; the tenant is the one the request
+ * names. Subclass it and pass it as `callerResolver` to derive either from your own auth (throw
+ * Nest's `ForbiddenException` to refuse a tenant the caller may not use).
  * @publicApi
  */
 @Injectable()
 export class A2ACallerResolver {
-  resolve(req: IncomingMessage & { user?: unknown }): A2ACaller {
+  resolve(req: IncomingMessage & { user?: unknown }, requested: RequestedScope): A2ACaller | Promise<A2ACaller> {
     const user = req.user;
-    return { subject: subjectOf(user) ?? ANONYMOUS_SUBJECT, user };
+    const subject = subjectOf(user);
+    return { subject: subject ?? ANONYMOUS_SUBJECT, tenant: requested.tenant, user, authenticated: subject !== undefined };
   }
 }
 

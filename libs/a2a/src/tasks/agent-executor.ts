@@ -16,10 +16,12 @@ export interface AgentExecutor {
 export interface A2ACaller {
   /** Stable identifier of the caller; every caller shares one subject without authentication. */
   readonly subject: string;
-  /** The request's tenant, if any. */
+  /** The tenant the caller acts in, if any (by default the one the request names). */
   readonly tenant?: string;
   /** What the host's guard put on the request (`req.user`), untouched. */
   readonly user?: unknown;
+  /** Did the host's authentication establish who this is? */
+  readonly authenticated?: boolean;
 }
 
 /** A message for a status or a reply: plain text, parts, or parts with message fields. @publicApi */

@@ -5,7 +5,7 @@
 import { Inject, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
-import { A2AError, toA2AError } from '../../protocol/errors.js';
+import { A2AError, InternalError, UnauthenticatedError, toA2AError } from '../../protocol/errors.js';
 import { responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
@@ -15,6 +15,8 @@ import { A2A_OPTIONS } from '../a2a-options.provider.js';
 import { A2ARequestHandler, type A2ACall, type StreamEvent } from '../a2a-request-handler.js';
 import type { PublishedAgent } from '../agent-registry.js';
 import { A2ACallerResolver } from '../caller-resolver.js';
+import { SecurityInventory } from '../security/security-inventory.js';
+import { fromHostException } from './host-errors.js';
 import { SseStreams, type SseStream } from './sse-streams.js';
 
 /** How one binding shapes its bodies. */
@@ -43,6 +45,7 @@ export abstract class HttpBinding {
   @Inject(A2ARequestHandler) private readonly handler!: A2ARequestHandler;
   @Inject(A2ACallerResolver) private readonly callers!: A2ACallerResolver;
   @Inject(SseStreams) private readonly streams!: SseStreams;
+  @Inject(SecurityInventory) private readonly security!: SecurityInventory;
 
   protected exchange(req: Request, format: WireFormat): Exchange {
     return {
@@ -59,12 +62,14 @@ export abstract class HttpBinding {
     if (extensions.length > 0) exchange.headers[EXTENSIONS_HEADER] = extensions.join(', ');
     const closed = new AbortController();
     res.on('close', () => closed.abort());
+    const requestedTenant = (params as { tenant?: unknown } | undefined)?.tenant;
     const call: A2ACall = {
       agent,
-      caller: this.callers.resolve(req),
+      caller: await this.callers.resolve(req, { tenant: typeof requestedTenant === 'string' && requestedTenant !== '' ? requestedTenant : undefined }),
       extensions,
       signal: closed.signal,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
+      viaAgentPath: req.params.agent !== undefined,
     };
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;
@@ -77,16 +82,20 @@ export abstract class HttpBinding {
     }
   }
 
+  /** Answers an error raised before the binding's handler ran (a guard, the caller resolver). */
+  abstract answerError(req: Request, res: Response, error: unknown): void;
+
   /** Errors before a stream opened are ordinary answers; after, an `event: error` and the end. */
   protected fail(res: Response, error: unknown, exchange: Exchange): void {
-    const a2aError = toA2AError(error);
-    if (!(error instanceof A2AError)) this.logUnexpected('Request', error);
+    const a2aError = fromHostException(error);
+    if (a2aError instanceof InternalError && !(error instanceof InternalError)) this.logUnexpected('Request', error);
     if (res.headersSent) {
       if (!res.writableEnded) res.end();
       return;
     }
     const headers = { ...exchange.headers };
     if (a2aError.metadata.allow) headers.Allow = a2aError.metadata.allow;
+    if (a2aError instanceof UnauthenticatedError) headers['WWW-Authenticate'] = this.security.challenge();
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
   }
 

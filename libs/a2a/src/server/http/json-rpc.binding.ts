@@ -6,7 +6,9 @@ import {
   InvalidRequestError,
   MethodNotAllowedError,
   PayloadTooLargeError,
+  PermissionDeniedError,
   ResourceExhaustedError,
+  UnauthenticatedError,
   UnsupportedMediaTypeError,
 } from '../../protocol/errors.js';
 import { JSON_BODY_TYPES, checkContentType } from '../../protocol/json-body.js';
@@ -17,7 +19,15 @@ import { HttpBinding, type WireFormat } from './http-binding.js';
 import { hasBody, readJsonBody } from './request-body.js';
 
 /** JSON-RPC errors travel in HTTP 200 answers, except failures of the HTTP exchange itself. */
-const TRANSPORT_ERRORS = [AgentNotFoundError, MethodNotAllowedError, PayloadTooLargeError, UnsupportedMediaTypeError, ResourceExhaustedError];
+const TRANSPORT_ERRORS = [
+  AgentNotFoundError,
+  MethodNotAllowedError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ResourceExhaustedError,
+  UnauthenticatedError,
+  PermissionDeniedError,
+];
 
 /** JSON-RPC bodies for one request: they all carry its id, once it is known. */
 export class JsonRpcFormat implements WireFormat {
@@ -32,6 +42,10 @@ export class JsonRpcFormat implements WireFormat {
 export class JsonRpcBinding extends HttpBinding {
   constructor(@Inject(AgentRegistry) private readonly registry: AgentRegistry) {
     super();
+  }
+
+  answerError(req: Request, res: Response, error: unknown): void {
+    this.fail(res, error, this.exchange(req, new JsonRpcFormat()));
   }
 
   async handle(req: Request, res: Response): Promise<void> {

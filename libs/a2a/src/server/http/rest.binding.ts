@@ -21,6 +21,10 @@ export class RestBinding extends HttpBinding {
     super();
   }
 
+  answerError(req: Request, res: Response, error: unknown): void {
+    this.fail(res, error, this.exchange(req, REST_FORMAT));
+  }
+
   /** `subPath`: the request path after the interface URL, still percent-encoded. */
   async handle(req: Request, res: Response, subPath: string): Promise<void> {
     const exchange = this.exchange(req, REST_FORMAT);
