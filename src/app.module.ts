@@ -1,6 +1,8 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
-import { A2AModule } from 'nestjs-a2a';
+import { generateKeyPair } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { A2AModule, type A2AModuleOptions } from 'nestjs-a2a';
 import { ApiKeyGuard, IS_PUBLIC, parseApiKeys } from './api-key.guard.js';
 import { demoConfig, type DemoConfig } from './demo-config.js';
 import { EchoAgent } from './echo.agent.js';
@@ -12,6 +14,13 @@ function guards(config: DemoConfig): Provider[] {
   return [{ provide: APP_GUARD, useFactory: (reflector: Reflector) => new ApiKeyGuard(reflector, keys), inject: [Reflector] }];
 }
 
+/** DEMO_SIGN_CARD=1: an ES256 key made at start-up signs the card; the module serves its JWKS. */
+async function signing(config: DemoConfig): Promise<A2AModuleOptions['signing']> {
+  if (!config.signCard) return undefined;
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  return { keys: [{ key: privateKey, alg: 'ES256', kid: `demo-${randomUUID().slice(0, 8)}` }] };
+}
+
 /** The demo app, configured from the environment (README, "The demo agent"). */
 @Module({})
 export class AppModule {
@@ -20,16 +29,19 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        A2AModule.forRoot({
-          // the card is public: marked with the app's own public-route metadata, which its guard honours
+        A2AModule.forRootAsync({
+          // the card and the JWKS are public: marked with the app's own public-route metadata, which its guard honours
           publicRouteMetadata: { key: IS_PUBLIC },
-          publicUrl: config.publicUrl,
-          defaultAgent: 'echo',
-          allowUnauthenticated: config.allowUnauthenticated,
-          card: { provider: { organization: 'nestjs-a2a demo', url: 'https://github.com/nestjs-a2a/nestjs-a2a' } },
-          // the longest `/task slow` is 120 s; streams: at least 20,000 overall and per caller
-          limits: { executorTimeoutMs: 180_000 },
-          streaming: { maxStreams: 50_000, maxStreamsPerCaller: 20_000 },
+          useFactory: async (): Promise<A2AModuleOptions> => ({
+            publicUrl: config.publicUrl,
+            defaultAgent: 'echo',
+            allowUnauthenticated: config.allowUnauthenticated,
+            signing: await signing(config),
+            card: { provider: { organization: 'nestjs-a2a demo', url: 'https://github.com/nestjs-a2a/nestjs-a2a' } },
+            // the longest `/task slow` is 120 s; streams: at least 20,000 overall and per caller
+            limits: { executorTimeoutMs: 180_000 },
+            streaming: { maxStreams: 50_000, maxStreamsPerCaller: 20_000 },
+          }),
         }),
       ],
       providers: [EchoAgent, ...guards(config)],

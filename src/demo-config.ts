@@ -7,6 +7,8 @@ export interface DemoConfig {
   allowUnauthenticated: boolean;
   /** `alice:key1,bob:key2`: turns on the demo's API-key guard. */
   apiKeys?: string;
+  /** DEMO_SIGN_CARD=1: sign the card with a key made at start-up. */
+  signCard: boolean;
 }
 
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
@@ -16,5 +18,6 @@ export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     publicUrl: env.PUBLIC_URL || undefined,
     allowUnauthenticated: env.A2A_ALLOW_UNAUTHENTICATED === '1',
     apiKeys: env.DEMO_API_KEYS || undefined,
+    signCard: env.DEMO_SIGN_CARD === '1',
   };
 }

@@ -9,6 +9,7 @@ export type {
   A2AModuleOptions,
   A2APathOptions,
   A2APublicRouteMetadata,
+  A2ASigningOptions,
   A2AStreamingOptions,
   A2ATaskOptions,
 } from './config/a2a-options.js';
@@ -48,3 +49,25 @@ export { REST_ROUTES, type RestRoute } from './protocol/rest-routes.js';
 export { EXTENSIONS_HEADER, VERSION_HEADER } from './protocol/service-params.js';
 export { A2A_JSON } from './protocol/json-body.js';
 export { buildAgentCard, serializeAgentCard, type AgentCardFields } from './protocol/agent-card.js';
+
+// signed cards (spec §8.4): signing for servers, verification for clients
+export {
+  CardSigningError,
+  publicJwks,
+  signAgentCard,
+  signedCardBody,
+  type CardSigner,
+  type CardSigningAlgorithm,
+  type CardSigningKey,
+  type CardSigningOptions,
+} from './protocol/card-signing.js';
+export {
+  CardSignatureError,
+  DEFAULT_CARD_SIGNATURE_ALGORITHMS,
+  verifyAgentCard,
+  type CardKeyResolver,
+  type CardKeySource,
+  type CardVerificationOptions,
+  type VerifiedCardSignature,
+} from './protocol/card-verification.js';
+export { canonicalCardPayload } from './protocol/card-payload.js';

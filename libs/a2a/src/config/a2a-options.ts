@@ -2,6 +2,7 @@
 import { Type, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested, validateSync, type ValidationError } from 'class-validator';
 import type { CanActivate, Type as NestType } from '@nestjs/common';
+import type { CardSigner } from '../protocol/card-signing.js';
 import type { AgentProvider } from '../protocol/types.js';
 import { A2AConfigurationError } from './a2a-configuration.error.js';
 
@@ -59,10 +60,22 @@ export interface A2AModuleOptions {
   limits?: A2ALimitOptions;
   tasks?: A2ATaskOptions;
   /**
+   * Signs every served Agent Card (JWS over RFC 8785 JSON, spec §8.4) with these keys, one
+   * signature each (key rotation); their public keys are served as a JWKS at `paths.jwks`, named
+   * by each signature's `jku` unless a signer gives its own.
+   */
+  signing?: A2ASigningOptions;
+  /**
    * Start even when the server listens beyond loopback with no guard in front of the A2A routes.
    * Default false: such a start-up fails, since every caller would share one identity.
    */
   allowUnauthenticated?: boolean;
+}
+
+/** @publicApi */
+export interface A2ASigningOptions {
+  /** `{ key, alg, kid, jku? }`: ES256, RS256, EdDSA or HS256 keys as JWK, KeyObject or CryptoKey. */
+  keys: CardSigner[];
 }
 
 /** @publicApi */
@@ -73,6 +86,8 @@ export interface A2APathOptions {
   rest?: string | false;
   /** Per-agent prefix: agent `x` is at `{agents}/x/.well-known/agent-card.json` and `{agents}/x{jsonRpc}`. Default `/agents`. */
   agents?: string;
+  /** Where the public keys of the card signatures are served (with `signing`). Default `/.well-known/jwks.json`. */
+  jwks?: string;
 }
 
 /** Route metadata the host's own guards read to let a route through, e.g. `{ key: IS_PUBLIC_KEY }`. @publicApi */
@@ -116,6 +131,7 @@ interface A2ACallerLike {
 export interface ResolvedA2AOptions {
   publicUrl?: string;
   allowUnauthenticated: boolean;
+  signing: { keys: CardSigner[] };
   defaultAgent?: string;
   card: Required<Pick<A2ACardOptions, 'version' | 'maxAgeSeconds'>> & Omit<A2ACardOptions, 'version' | 'maxAgeSeconds'>;
   streaming: Required<A2AStreamingOptions>;
@@ -127,9 +143,10 @@ export interface ResolvedA2APaths {
   jsonRpc: string | false;
   rest: string | false;
   agents: string;
+  jwks: string;
 }
 
-const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated'> = {
+const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
   limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
@@ -194,7 +211,7 @@ const PATH_PATTERN = /^\/[A-Za-z0-9._~\-/]*$/;
 
 function pathProblems(paths: A2APathOptions): string[] {
   const problems: string[] = [];
-  for (const key of ['jsonRpc', 'rest', 'agents'] as const) {
+  for (const key of ['jsonRpc', 'rest', 'agents', 'jwks'] as const) {
     const value = paths[key];
     if (value === undefined || value === false) continue;
     if (typeof value !== 'string' || !PATH_PATTERN.test(value) || value.endsWith('/') && value !== '/') {
@@ -211,11 +228,15 @@ function pathProblems(paths: A2APathOptions): string[] {
  * @throws A2AConfigurationError
  */
 export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions {
-  const problems = flatten(validateSync(plainToInstance(OptionsDto, options ?? {}), { forbidUnknownValues: false }));
+  // signing keys are key objects, not plain data: checked here for shape, and by signing itself at start-up
+  const { signing, ...plain } = options ?? {};
+  const problems = flatten(validateSync(plainToInstance(OptionsDto, plain), { forbidUnknownValues: false }));
+  if (signing !== undefined && !Array.isArray(signing?.keys)) problems.push('signing.keys: must be an array of { key, alg, kid }');
   if (problems.length > 0) throw new A2AConfigurationError(problems);
   return {
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     allowUnauthenticated: options.allowUnauthenticated === true,
+    signing: { keys: options.signing?.keys ?? [] },
     defaultAgent: options.defaultAgent,
     card: { ...DEFAULTS.card, ...options.card },
     streaming: { ...DEFAULTS.streaming, ...options.streaming },
@@ -232,5 +253,6 @@ export function resolveA2APaths(paths: A2APathOptions = {}): ResolvedA2APaths {
     jsonRpc: paths.jsonRpc === undefined ? '/a2a/jsonrpc' : paths.jsonRpc,
     rest: paths.rest === undefined ? '/a2a/rest' : paths.rest,
     agents: paths.agents ?? '/agents',
+    jwks: paths.jwks ?? '/.well-known/jwks.json',
   };
 }

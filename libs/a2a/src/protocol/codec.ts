@@ -72,8 +72,31 @@ function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
+/** How `decode` treats REQUIRED fields. */
+export interface DecodeOptions {
+  /**
+   * `'check'` (default): a REQUIRED field must be set (a default value counts as unset), and an
+   * absent always-emitted one is filled in. `'as-received'`: REQUIRED fields are kept exactly as
+   * given, empty ones included, and never checked or filled in (Agent Card signing, §8.4.1).
+   */
+  readonly required?: 'check' | 'as-received';
+}
+
+/** How `encode` treats REQUIRED fields. */
+export interface EncodeOptions {
+  /** Emit an absent REQUIRED repeated field as `[]` (default `true`; `false` for Agent Card signing). */
+  readonly fillRequired?: boolean;
+}
+
 class Decoder {
   readonly violations: FieldViolation[] = [];
+
+  constructor(private readonly requiredAsReceived = false) {}
+
+  /** Is a REQUIRED field kept as received, default value or not? */
+  private kept(spec: FieldSpec): boolean {
+    return this.requiredAsReceived && spec.required === true;
+  }
 
   fail(field: string, description: string): undefined {
     this.violations.push({ field, description });
@@ -115,10 +138,10 @@ class Decoder {
         const value = this.single(spec, item, `${path}[${i}]`);
         if (value !== undefined) items.push(value);
       });
-      return items.length === 0 && !spec.presence ? undefined : items;
+      return items.length === 0 && !spec.presence && !this.kept(spec) ? undefined : items;
     }
     const value = this.single(spec, raw, path);
-    if (value === undefined || spec.presence) return value;
+    if (value === undefined || spec.presence || this.kept(spec)) return value;
     // an unset REQUIRED field is reported by checkRequired; a default value counts as unset
     return isDefault(spec.type, value) ? undefined : value;
   }
@@ -179,6 +202,7 @@ class Decoder {
   }
 
   private checkRequired(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string>): void {
+    if (this.requiredAsReceived) return;
     for (const [key, spec] of Object.entries(schema.fields)) {
       if (!spec.required || out[key] !== undefined || refused.has(key)) continue;
       if (spec.alwaysEmit) {
@@ -243,43 +267,43 @@ function isDefault(type: FieldType, value: unknown): boolean {
  * Parses `input` as the ProtoJSON of `schema`.
  * @throws InvalidParamsError listing every violation, each naming its field path under `path`.
  */
-export function decode<T>(schema: Schema<T>, input: unknown, path = ''): T {
-  const decoder = new Decoder();
+export function decode<T>(schema: Schema<T>, input: unknown, path = '', options: DecodeOptions = {}): T {
+  const decoder = new Decoder(options.required === 'as-received');
   const out = decoder.message(schema, input, path);
   if (decoder.violations.length > 0 || out === undefined) throw new InvalidParamsError(decoder.violations);
   return out as T;
 }
 
 /** Serialises `value` as the ProtoJSON of `schema` (see the file comment for the presence rules). */
-export function encode<T>(schema: Schema<T>, value: T): Record<string, unknown> {
-  return encodeMessage(schema, value as Record<string, unknown>);
+export function encode<T>(schema: Schema<T>, value: T, options: EncodeOptions = {}): Record<string, unknown> {
+  return encodeMessage(schema, value as Record<string, unknown>, options.fillRequired ?? true);
 }
 
-function encodeMessage(schema: Schema, value: Record<string, unknown>): Record<string, unknown> {
+function encodeMessage(schema: Schema, value: Record<string, unknown>, fill: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(schema.fields)) {
     const v = value[key];
     if (v === undefined) {
-      if (spec.required && spec.repeated) out[key] = [];
+      if (fill && spec.required && spec.repeated) out[key] = [];
       continue;
     }
     if (spec.repeated) {
-      const items = (v as unknown[]).map((item) => encodeSingle(spec.type, item));
+      const items = (v as unknown[]).map((item) => encodeSingle(spec.type, item, fill));
       if (items.length > 0 || spec.required || spec.presence) out[key] = items;
       continue;
     }
     if (!spec.required && !spec.presence && isDefault(spec.type, v)) continue;
-    out[key] = encodeSingle(spec.type, v);
+    out[key] = encodeSingle(spec.type, v, fill);
   }
   return out;
 }
 
-function encodeSingle(type: FieldType, value: unknown): unknown {
+function encodeSingle(type: FieldType, value: unknown, fill: boolean): unknown {
   if (typeof type === 'object') {
     if ('enum' in type) return value;
-    if ('message' in type) return encodeMessage(type.message(), value as Record<string, unknown>);
+    if ('message' in type) return encodeMessage(type.message(), value as Record<string, unknown>, fill);
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) setEntry(out, k, encodeSingle(type.map, v));
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) setEntry(out, k, encodeSingle(type.map, v, fill));
     return out;
   }
   return value;

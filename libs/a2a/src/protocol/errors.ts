@@ -308,6 +308,16 @@ export class PermissionDeniedError extends defineError({
   defaultMessage: 'The caller is not allowed to do this',
 }) {}
 
+/** A backing service (Redis) is unreachable for now: retry later. @publicApi */
+export class UnavailableError extends defineError({
+  jsonRpcCode: -32603,
+  httpStatus: 503,
+  grpcStatus: 'UNAVAILABLE',
+  reason: 'UNAVAILABLE',
+  domain: LIBRARY_ERROR_DOMAIN,
+  defaultMessage: 'The service is temporarily unavailable; retry later',
+}) {}
+
 /** An unexpected failure. Its message is fixed, so nothing internal reaches the wire. @publicApi */
 export class InternalError extends defineError({
   jsonRpcCode: -32603,

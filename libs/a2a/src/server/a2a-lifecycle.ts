@@ -38,7 +38,9 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
    * Once the server listens (the bound address is known only then): refuse to serve unguarded
    * routes beyond loopback, then one line per agent with its card URL and security state.
    */
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
+    // a signing key that cannot sign fails start-up, not the first card request
+    await Promise.all(this.registry.all().map((agent) => this.cards.served(agent, true)));
     const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
     if (!server) return;
     if (server.listening) this.onListening(server);

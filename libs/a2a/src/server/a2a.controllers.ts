@@ -42,8 +42,13 @@ export function createA2AControllers(paths: ResolvedA2APaths, security: Controll
     constructor(@Inject(AgentCardEndpoint) private readonly endpoint: AgentCardEndpoint) {}
 
     @Get([WELL_KNOWN_CARD, `${paths.agents}/:agent${WELL_KNOWN_CARD}`])
-    card(@Req() req: Request, @Res() res: Response): void {
-      this.endpoint.handle(req, res);
+    card(@Req() req: Request, @Res() res: Response): Promise<void> {
+      return this.endpoint.handle(req, res);
+    }
+
+    @Get(paths.jwks)
+    jwks(@Res() res: Response): Promise<void> {
+      return this.endpoint.jwks(res);
     }
   }
   const controllers: Type[] = [AgentCardController];

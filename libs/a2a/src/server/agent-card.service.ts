@@ -2,10 +2,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { A2A_ROUTES } from '../a2a.constants.js';
 import type { ResolvedA2APaths } from '../config/a2a-options.js';
+import type { JSONWebKeySet } from 'jose';
+import type { ResolvedA2AOptions } from '../config/a2a-options.js';
 import { buildAgentCard, entityTag, serializeAgentCard } from '../protocol/agent-card.js';
+import { publicJwks, signedCardBody, type CardSigner } from '../protocol/card-signing.js';
 import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError, UnsupportedOperationError } from '../protocol/errors.js';
 import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
+import { A2A_OPTIONS } from './a2a-options.provider.js';
 import { AgentRegistry, type PublishedAgent } from './agent-registry.js';
 import { PublicUrl } from './public-url.js';
 import { SecurityInventory } from './security/security-inventory.js';
@@ -29,32 +33,55 @@ export function bindingPaths(paths: ResolvedA2APaths, agent: string | undefined)
 
 @Injectable()
 export class AgentCardService {
-  private readonly cache = new Map<string, ServedCard>();
+  /** Per card: the unsigned bytes it was built from, and what is served for them. */
+  private readonly cache = new Map<string, { unsigned: string; served: Promise<ServedCard> }>();
 
   constructor(
     @Inject(AgentRegistry) private readonly registry: AgentRegistry,
     @Inject(A2A_ROUTES) private readonly paths: ResolvedA2APaths,
     @Inject(PublicUrl) private readonly publicUrl: PublicUrl,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
+    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
   ) {}
 
   /**
    * The card of `agent` as served at the root well-known path (`viaAgentPath` false: the default
-   * agent, with the root binding URLs) or at its per-agent path.
+   * agent, with the root binding URLs) or at its per-agent path. With signing keys the served
+   * bytes are the signed card's; it is signed again only when the card changes.
    */
-  served(agent: PublishedAgent, viaAgentPath: boolean): ServedCard {
+  served(agent: PublishedAgent, viaAgentPath: boolean): Promise<ServedCard> {
     const key = `${viaAgentPath ? 'agent' : 'root'}:${agent.name}`;
-    let served = this.cache.get(key);
-    if (!served) {
-      const card = buildAgentCard({ ...agent.card, ...this.security.cardSecurity() }, {
-        interfaces: this.interfaces(viaAgentPath ? agent.name : undefined),
-        capabilities: this.capabilities(agent),
-      });
-      const body = serializeAgentCard(card);
-      served = { card, body, etag: entityTag(body), lastModified: new Date().toUTCString() };
-      this.cache.set(key, served);
-    }
+    const card = buildAgentCard({ ...agent.card, ...this.security.cardSecurity() }, {
+      interfaces: this.interfaces(viaAgentPath ? agent.name : undefined),
+      capabilities: this.capabilities(agent),
+    });
+    const unsigned = serializeAgentCard(card);
+    const cached = this.cache.get(key);
+    if (cached?.unsigned === unsigned) return cached.served;
+    const served = signedCardBody(card, this.signers()).then(({ card: signed, body }) => ({
+      card: signed,
+      body,
+      etag: entityTag(body),
+      lastModified: new Date().toUTCString(),
+    }));
+    served.catch(() => this.cache.delete(key)); // a failed signing is tried again on the next request
+    this.cache.set(key, { unsigned, served });
     return served;
+  }
+
+  /** The public keys of the card signatures. */
+  jwks(): Promise<JSONWebKeySet> {
+    return publicJwks(this.options.signing.keys);
+  }
+
+  get signed(): boolean {
+    return this.options.signing.keys.length > 0;
+  }
+
+  /** Signers with `jku` pointing at the served JWKS unless they name their own. */
+  private signers(): CardSigner[] {
+    const jku = this.publicUrl.of(this.paths.jwks);
+    return this.options.signing.keys.map((signer) => ({ jku, ...signer }));
   }
 
   /**

@@ -23,6 +23,7 @@ import {
 import type { A2ACaller, AgentExecutor } from './agent-executor.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
 import { TaskContext, type TurnSink } from './task-context.js';
+import { LocalTaskCoordinator, type TaskCoordinator } from './task-coordinator.js';
 import { applyEvent } from './task-fold.js';
 import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
 
@@ -30,6 +31,8 @@ import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, t
 export interface TaskManagerOptions {
   /** An executor still running after this long is aborted and its task FAILED. */
   executorTimeoutMs: number;
+  /** How long CancelTask waits for another instance to stop a task it runs. Default 5000. */
+  cancelWaitMs?: number;
 }
 
 /** An agent as the task manager runs it. */
@@ -63,6 +66,7 @@ const FAILURE_TEXT = {
   unfinished: 'The agent stopped before finishing the task.',
   timeout: 'The agent did not finish in time.',
   shutdown: 'The agent was stopped because the server is shutting down.',
+  orphaned: 'The agent instance running this task stopped before finishing it.',
 } as const;
 
 interface Deferred<T> {
@@ -91,9 +95,13 @@ export class TaskManager {
     private readonly store: TaskStore,
     private readonly log: EventLog,
     private readonly options: TaskManagerOptions,
+    private readonly coordinator: TaskCoordinator = new LocalTaskCoordinator(),
     private readonly newId: () => string = randomUUID,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    coordinator.onCancelRequest((taskId) => void this.executions.get(taskId)?.cancel().catch(() => undefined));
+    coordinator.onOrphan((taskId, scope) => void this.recoverOrphan(taskId, scope).catch(() => undefined));
+  }
 
   /**
    * Starts a turn for an incoming message: a new task, or the continuation of an interrupted one.
@@ -117,15 +125,26 @@ export class TaskManager {
       }
       // a turn that just asked for input is still returning from execute(): let it finish
       await this.executions.get(prior.task.id)?.whenInterruptedDone();
-      if (this.executions.has(prior.task.id)) {
-        throw new UnsupportedOperationError(`Task ${prior.task.id} is still working on the previous message`, { taskId: prior.task.id });
-      }
     }
     const taskId = prior?.task.id ?? this.newId();
+    if (this.executions.has(taskId) || !(await this.coordinator.claim(taskId, params.scope))) {
+      throw new UnsupportedOperationError(`Task ${taskId} is still working on the previous message`, { taskId });
+    }
+    if (prior) {
+      // another instance may have moved the task on before the claim was ours
+      prior = await this.store.get(params.scope, taskId);
+      if (!prior || isTerminalState(prior.task.status.state)) {
+        await this.coordinator.release(taskId);
+        throw new UnsupportedOperationError(`Task ${taskId} has finished meanwhile; start a new task in the same context`, { taskId });
+      }
+    }
     const contextId = prior?.task.contextId ?? message.contextId ?? this.newId();
     const execution = new Execution(this, params, taskId, contextId, prior);
     this.executions.set(taskId, execution);
-    void execution.run().finally(() => this.executions.delete(taskId));
+    void execution.run().finally(() => {
+      this.executions.delete(taskId);
+      return this.coordinator.release(taskId).catch(() => undefined);
+    });
     return execution;
   }
 
@@ -153,16 +172,17 @@ export class TaskManager {
   async cancel(scope: TaskScope, taskId: string): Promise<Task> {
     for (let attempt = 0; ; attempt++) {
       const execution = this.executions.get(taskId);
-      let stored: StoredTask;
+      let task: Task;
       try {
-        stored = (execution && sameScope(execution.scope, scope) ? await execution.cancel() : undefined) ?? (await this.cancelIdle(scope, taskId));
+        task = (execution && sameScope(execution.scope, scope) ? (await execution.cancel())?.task : undefined) ?? (await this.cancelElsewhere(scope, taskId));
       } catch (error) {
         if (error instanceof ConcurrentTaskUpdateError && attempt < 3) continue; // a turn started meanwhile: retry through it
         throw error;
       }
-      const state = stored.task.status.state;
-      if (state === 'TASK_STATE_CANCELED') return stored.task;
-      throw new TaskNotCancelableError(`Task ${taskId} is ${state} and cannot be canceled`, { taskId });
+      const state = task.status.state;
+      if (state === 'TASK_STATE_CANCELED') return task;
+      if (isTerminalState(state)) throw new TaskNotCancelableError(`Task ${taskId} is ${state} and cannot be canceled`, { taskId });
+      return task; // the instance running it did not stop it in time: the state says so (spec §3.1.5)
     }
   }
 
@@ -171,13 +191,54 @@ export class TaskManager {
     await Promise.all([...this.executions.values()].map((e) => e.stop(FAILURE_TEXT.shutdown)));
   }
 
-  private async cancelIdle(scope: TaskScope, taskId: string): Promise<StoredTask> {
+  /**
+   * A task that does not run here: asks the instance that runs it to cancel and waits for the
+   * outcome in the log, or (nobody runs it) claims it and writes CANCELED itself.
+   */
+  private async cancelElsewhere(scope: TaskScope, taskId: string): Promise<Task> {
     const stored = await this.get(scope, taskId);
-    if (isTerminalState(stored.task.status.state)) return stored;
-    const event: StreamResponse = {
-      statusUpdate: { taskId, contextId: stored.task.contextId ?? '', status: { state: 'TASK_STATE_CANCELED', timestamp: this.timestamp() } },
-    };
-    return this.write(scope, stored, event);
+    if (isTerminalState(stored.task.status.state)) return stored.task;
+    if (await this.coordinator.isClaimed(taskId)) {
+      await this.coordinator.requestCancel(taskId);
+      return this.awaitTerminal(stored, this.options.cancelWaitMs ?? 5000);
+    }
+    return (await this.endUnclaimed(scope, taskId, 'TASK_STATE_CANCELED'))?.task ?? this.cancelElsewhere(scope, taskId);
+  }
+
+  /** Folds the log after `stored` until a terminal state or the deadline: what the task is now. */
+  private async awaitTerminal(stored: StoredTask, timeoutMs: number): Promise<Task> {
+    let task = stored.task;
+    for await (const { event } of this.log.follow(task.id, stored.seq, AbortSignal.timeout(timeoutMs))) {
+      task = applyEvent(task, event) ?? task;
+      if (isTerminalState(task.status.state)) break;
+    }
+    return task;
+  }
+
+  /**
+   * Ends a task nobody runs, under a claim of our own (so no turn starts meanwhile). Undefined
+   * when the claim could not be had: someone runs it after all.
+   */
+  private async endUnclaimed(scope: TaskScope, taskId: string, state: TaskState, text?: string): Promise<StoredTask | undefined> {
+    if (!(await this.coordinator.claim(taskId, scope))) return undefined;
+    try {
+      const stored = await this.get(scope, taskId);
+      if (isTerminalState(stored.task.status.state)) return stored;
+      const contextId = stored.task.contextId ?? '';
+      const message = text === undefined ? undefined : { messageId: this.newId(), role: 'ROLE_AGENT' as const, parts: [{ text }], contextId, taskId };
+      return await this.write(scope, stored, { statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.timestamp() } } });
+    } finally {
+      await this.coordinator.release(taskId);
+    }
+  }
+
+  /** The instance running a task died: a task left SUBMITTED or WORKING ends FAILED, not WORKING forever. */
+  private async recoverOrphan(taskId: string, scope: TaskScope): Promise<void> {
+    const stored = await this.store.get(scope, taskId);
+    const state = stored?.task.status.state;
+    if (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING') return;
+    this.logger.warn(`Task ${taskId} was left ${state} by an instance that stopped; failing it`);
+    await this.endUnclaimed(scope, taskId, 'TASK_STATE_FAILED', FAILURE_TEXT.orphaned);
   }
 
   /** Appends one event and saves the snapshot it folds into. @internal */

@@ -1,25 +1,27 @@
 /** Serves Agent Cards with HTTP caching: Cache-Control max-age, a content ETag (304), Last-Modified. */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
 import { ifNoneMatchHits } from '../../protocol/agent-card.js';
-import { A2AError, toA2AError } from '../../protocol/errors.js';
+import { A2AError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
 import { A2A_OPTIONS } from '../a2a-options.provider.js';
 import { AgentCardService } from '../agent-card.service.js';
 import { AgentRegistry } from '../agent-registry.js';
 
 @Injectable()
 export class AgentCardEndpoint {
+  private readonly logger = new Logger('A2A');
+
   constructor(
     @Inject(AgentRegistry) private readonly registry: AgentRegistry,
     @Inject(AgentCardService) private readonly cards: AgentCardService,
     @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
   ) {}
 
-  handle(req: Request, res: Response): void {
+  async handle(req: Request, res: Response): Promise<void> {
     try {
       const name = req.params.agent as string | undefined;
-      const served = this.cards.served(this.registry.resolve(name), name !== undefined);
+      const served = await this.cards.served(this.registry.resolve(name), name !== undefined);
       res.set({
         'Cache-Control': `public, max-age=${this.options.card.maxAgeSeconds}`,
         ETag: served.etag,
@@ -37,8 +39,23 @@ export class AgentCardEndpoint {
       }
       res.status(200).type('application/json').send(served.body);
     } catch (error) {
-      const a2aError: A2AError = toA2AError(error);
-      res.status(a2aError.httpStatus).type('application/json').send(JSON.stringify(a2aError.toRest()));
+      this.fail(res, error);
     }
+  }
+
+  /** The public keys of the card signatures (404 when cards are not signed). */
+  async jwks(res: Response): Promise<void> {
+    try {
+      if (!this.cards.signed) throw new MethodNotFoundError('Agent Cards are not signed here: there is no JWKS');
+      res.set('Cache-Control', `public, max-age=${this.options.card.maxAgeSeconds}`).type('application/json').send(JSON.stringify(await this.cards.jwks()));
+    } catch (error) {
+      this.fail(res, error);
+    }
+  }
+
+  private fail(res: Response, error: unknown): void {
+    const a2aError: A2AError = toA2AError(error);
+    if (!(error instanceof A2AError)) this.logger.error(`Serving a card failed: ${(error as Error)?.name ?? typeof error}`);
+    res.status(a2aError.httpStatus).type('application/json').send(JSON.stringify(a2aError.toRest()));
   }
 }

@@ -1,0 +1,247 @@
+/**
+ * Agent Card signature verification (spec §8.4.3), for clients. No I/O: keys come from the caller,
+ * as a JWKS, a single key, or a function that may fetch the `jku` itself.
+ *
+ * The spec's own texts disagree on the payload (spec digest §11 row 20) and the official SDKs sign
+ * yet another form, so each signature is checked against every candidate payload, in this order:
+ * the §8.4.1 form of the schema-normalised card, the SDK form (empty values stripped), and the
+ * received JSON itself (minus `signatures`). One verifying pair is enough (§8.4.3: at least one).
+ */
+import canonicalize from 'canonicalize';
+import * as jose from 'jose';
+import { SDK_FORM_HEADER } from './card-signing.js';
+import { canonicalCardPayload, normalizedCardJson, sdkCardPayload, type CardPayloadForm } from './card-payload.js';
+import { isJwk, isKeyInstance, publicJwkMembers } from './card-signing.js';
+import { InvalidParamsError } from './errors.js';
+
+/** The decoded protected header of a card signature. @publicApi */
+export type CardSignatureHeader = jose.ProtectedHeaderParameters;
+
+/** A public key or, for HMAC algorithms, the shared secret. A private JWK is reduced to its public members. @publicApi */
+export type CardVerificationKey = jose.CryptoKey | jose.KeyObject | jose.JWK | Uint8Array;
+
+/**
+ * Finds the key for one signature from its protected header (`kid`, `jku`, `alg`); may fetch.
+ * `undefined` (or a throw) means "no key": that signature does not verify.
+ * @publicApi
+ */
+export type CardKeyResolver = (header: CardSignatureHeader) => Promise<CardVerificationKey | undefined> | CardVerificationKey | undefined;
+
+/** A JWKS (keys matched by `kid`), a single key, or a resolver. @publicApi */
+export type CardKeySource = jose.JSONWebKeySet | CardVerificationKey | CardKeyResolver;
+
+/** Asymmetric algorithms accepted unless the caller says otherwise. HMAC (HS256) must be asked for. */
+export const DEFAULT_CARD_SIGNATURE_ALGORITHMS: readonly string[] = [
+  'ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA', 'Ed25519',
+];
+
+/** @publicApi */
+export interface CardVerificationOptions {
+  /** Allowed `alg` values (default {@link DEFAULT_CARD_SIGNATURE_ALGORITHMS}); `none` is never allowed. */
+  algorithms?: readonly string[];
+  /** Candidate payloads to try, in order (default all three: `spec`, `sdk`, `raw`). */
+  forms?: readonly CardPayloadForm[];
+}
+
+/** Which signature verified, with which key id, over which payload form. @publicApi */
+export interface VerifiedCardSignature {
+  /** Index in the card's `signatures`. */
+  readonly index: number;
+  readonly kid: string | undefined;
+  readonly header: CardSignatureHeader;
+  /**
+   * `spec`: §8.4.1 over the schema fields; `sdk`: the same with empty values stripped, so empty
+   * values (e.g. `"bearer": {}`) are not covered; `raw`: the whole received JSON is covered.
+   */
+  readonly form: CardPayloadForm;
+}
+
+export type CardSignatureErrorCode = 'UNSIGNED' | 'MALFORMED_CARD' | 'INVALID_KEY_SOURCE' | 'NO_VALID_SIGNATURE';
+
+/** Why one signature did not verify. */
+export interface CardSignatureAttempt {
+  readonly index: number;
+  readonly kid?: string;
+  readonly alg?: string;
+  readonly reason: string;
+}
+
+/**
+ * A card whose signatures cannot be trusted. Client-side only: it is not an A2A wire error and
+ * has no place in the error taxonomy. @publicApi
+ */
+export class CardSignatureError extends Error {
+  constructor(
+    readonly code: CardSignatureErrorCode,
+    message: string,
+    /** One entry per signature that was tried (NO_VALID_SIGNATURE). */
+    readonly attempts: readonly CardSignatureAttempt[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CardSignatureError';
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const ALL_FORMS: readonly CardPayloadForm[] = ['spec', 'sdk', 'raw'];
+
+/** Candidate payloads (base64url), identical ones tried once. */
+function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPayloadForm[]): Array<{ form: CardPayloadForm; payload: string }> {
+  try {
+    normalizedCardJson(card);
+  } catch (error) {
+    const detail = error instanceof InvalidParamsError ? error.fieldViolations.map((v) => `${v.field} ${v.description}`).join('; ') : (error as Error).message;
+    throw new CardSignatureError('MALFORMED_CARD', `the Agent Card cannot be read: ${detail}`, [], { cause: error });
+  }
+  const out: Array<{ form: CardPayloadForm; payload: string }> = [];
+  const seen = new Set<string>();
+  for (const form of forms) {
+    let text: string | undefined;
+    try {
+      // the very functions a signer uses, so both sides derive the same bytes
+      if (form === 'spec') text = canonicalCardPayload(card);
+      else if (form === 'sdk') text = sdkCardPayload(card);
+      else text = canonicalize({ ...card, signatures: undefined });
+    } catch {
+      continue; // JCS refuses lone surrogates: that form cannot have been signed
+    }
+    if (text === undefined || seen.has(text)) continue;
+    seen.add(text);
+    out.push({ form, payload: jose.base64url.encode(new TextEncoder().encode(text)) });
+  }
+  if (out.length === 0) throw new CardSignatureError('MALFORMED_CARD', 'the Agent Card cannot be canonicalised (RFC 8785 refuses lone surrogates)');
+  return out;
+}
+
+function isSingleKey(keys: unknown): keys is CardVerificationKey {
+  return isKeyInstance(keys) || isJwk(keys);
+}
+
+/** A JWK as a verification key: asymmetric ones reduced to their public members, `oct` kept. */
+function verificationJwk(jwk: jose.JWK): jose.JWK {
+  return publicJwkMembers(jwk) ?? jwk;
+}
+
+/** The keys to try for one signature, or the reason there are none. */
+async function keysFor(source: CardKeySource, header: CardSignatureHeader): Promise<CardVerificationKey[] | string> {
+  if (typeof source === 'function') {
+    let key: CardVerificationKey | undefined;
+    try {
+      key = await source(header);
+    } catch (error) {
+      return `key resolver failed: ${(error as Error).message}`;
+    }
+    if (key === undefined || key === null) return 'key resolver returned no key';
+    return [isJwk(key) ? verificationJwk(key) : key];
+  }
+  if (isSingleKey(source)) {
+    if (!isJwk(source)) return [source];
+    if (source.kid !== undefined && header.kid !== undefined && source.kid !== header.kid) return `kid "${header.kid}" does not match the key's kid "${source.kid}"`;
+    if (source.alg !== undefined && source.alg !== header.alg) return `alg "${String(header.alg)}" does not match the key's alg "${source.alg}"`;
+    return [verificationJwk(source)];
+  }
+  // a JWKS: the protected header's kid picks the key (spec §8.4.2: kid MUST be present)
+  if (typeof header.kid !== 'string') return 'the protected header has no kid to look up in the key set';
+  const matches = (source as jose.JSONWebKeySet).keys.filter(
+    (k) => isPlainObject(k) && k.kid === header.kid && (k.alg === undefined || k.alg === header.alg) && (k.use === undefined || k.use === 'sig'),
+  );
+  if (matches.length === 0) return `no key with kid "${header.kid}" (and alg ${String(header.alg)}) in the key set`;
+  return matches.map(verificationJwk);
+}
+
+function checkKeySource(keys: unknown): void {
+  if (typeof keys === 'function' || isSingleKey(keys)) return;
+  if (isPlainObject(keys) && Array.isArray(keys.keys)) return;
+  throw new CardSignatureError('INVALID_KEY_SOURCE', 'keys must be a JWKS ({ keys: [...] }), a key (CryptoKey, KeyObject, JWK, bytes) or a resolver function');
+}
+
+const JOSE_TYP = /^(application\/)?jose$/i;
+
+/**
+ * Verifies an Agent Card received as JSON (spec §8.4.3). Resolves with the first signature that
+ * verifies; rejects when the card has no signature, when none verifies, when a signature's `alg`
+ * is `none` or not allowed, or when no key matches.
+ *
+ * A missing `typ` is accepted (the spec is ambiguous about it); another `typ` than `JOSE` is not.
+ * The signature's `kid` must be in the protected header for a JWKS lookup.
+ * @throws CardSignatureError
+ * @publicApi
+ */
+export async function verifyAgentCard(card: unknown, keys: CardKeySource, options: CardVerificationOptions = {}): Promise<VerifiedCardSignature> {
+  checkKeySource(keys);
+  if (!isPlainObject(card)) throw new CardSignatureError('MALFORMED_CARD', 'the Agent Card must be a JSON object');
+  const signatures = card.signatures;
+  if (!Array.isArray(signatures) || signatures.length === 0) throw new CardSignatureError('UNSIGNED', 'the Agent Card carries no signature');
+  const algorithms = (options.algorithms ?? DEFAULT_CARD_SIGNATURE_ALGORITHMS).filter((a) => a.toLowerCase() !== 'none');
+  const payloads = candidatePayloads(card, options.forms ?? ALL_FORMS);
+
+  const attempts: CardSignatureAttempt[] = [];
+  for (const [index, entry] of signatures.entries()) {
+    const fail = (reason: string, header?: CardSignatureHeader): void => {
+      attempts.push({ index, kid: typeof header?.kid === 'string' ? header.kid : undefined, alg: typeof header?.alg === 'string' ? header.alg : undefined, reason });
+    };
+    if (!isPlainObject(entry) || typeof entry.protected !== 'string' || typeof entry.signature !== 'string' || (entry.header !== undefined && !isPlainObject(entry.header))) {
+      fail('not a signature object { protected, signature, header? }');
+      continue;
+    }
+    let header: CardSignatureHeader;
+    try {
+      header = jose.decodeProtectedHeader({ protected: entry.protected, signature: entry.signature, payload: '' });
+    } catch {
+      fail('the protected header is not base64url-encoded JSON');
+      continue;
+    }
+    const alg = header.alg;
+    if (typeof alg !== 'string') {
+      fail('the protected header has no alg', header);
+      continue;
+    }
+    if (!algorithms.includes(alg)) {
+      fail(`alg "${alg}" is not allowed`, header);
+      continue;
+    }
+    if (header.typ !== undefined && (typeof header.typ !== 'string' || !JOSE_TYP.test(header.typ))) {
+      fail(`typ "${String(header.typ)}" is not JOSE`, header);
+      continue;
+    }
+    if (header.b64 !== undefined) {
+      fail('b64 is not used for Agent Card signatures (spec §8.4.2)', header);
+      continue;
+    }
+    if (header[SDK_FORM_HEADER] !== undefined) {
+      // the twin of a spec-form signature, for SDK verifiers: it covers no empty value, so it never counts here
+      fail('a signature over the SDK form, made for SDK verifiers; the spec-form signature beside it decides', header);
+      continue;
+    }
+    const candidates = await keysFor(keys, header);
+    if (typeof candidates === 'string') {
+      fail(candidates, header);
+      continue;
+    }
+    const reasons = new Set<string>();
+    for (const key of candidates) {
+      for (const { form, payload } of payloads) {
+        try {
+          await jose.flattenedVerify(
+            { protected: entry.protected, signature: entry.signature, header: entry.header as jose.JWSHeaderParameters | undefined, payload },
+            key,
+            { algorithms: [alg] },
+          );
+          return { index, kid: typeof header.kid === 'string' ? header.kid : undefined, header, form };
+        } catch (error) {
+          reasons.add((error as Error).message);
+        }
+      }
+    }
+    fail([...reasons].join('; ') || 'no payload to verify', header);
+  }
+  throw new CardSignatureError(
+    'NO_VALID_SIGNATURE',
+    `no signature on the Agent Card verifies (${attempts.map((a) => `#${a.index}${a.kid ? ` kid ${a.kid}` : ''}: ${a.reason}`).join(' | ')})`,
+    attempts,
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * Who may write a task, across instances: one claim (a lease) per running turn, cancel requests
+ * routed to the claim holder, and tasks whose holder died (its claim lapsed) reported as orphans.
+ */
+import type { TaskScope } from './task-store.js';
+
+/** @publicApi */
+export interface TaskCoordinator {
+  /** Claims the right to run and write `taskId`; false when a live claim (this instance's included) exists. */
+  claim(taskId: string, scope: TaskScope): Promise<boolean>;
+  /** Gives a claim of this instance up. */
+  release(taskId: string): Promise<void>;
+  /** Does a live instance hold a claim on `taskId`? */
+  isClaimed(taskId: string): Promise<boolean>;
+  /** Asks the holder of `taskId`'s claim, wherever it runs, to cancel it. */
+  requestCancel(taskId: string): Promise<void>;
+  /** Cancel requests for claims of this instance. */
+  onCancelRequest(listener: (taskId: string) => void): void;
+  /** Tasks whose holder died while it ran (the claim lapsed unreleased), with their scope. */
+  onOrphan(listener: (taskId: string, scope: TaskScope) => void): void;
+  close(): Promise<void>;
+}
+
+/** Injection token of the {@link TaskCoordinator}. @publicApi */
+export const TaskCoordinator = Symbol('A2A:TaskCoordinator');
+
+/** One process: claims are a set, a cancel request is a function call, nobody dies alone. */
+export class LocalTaskCoordinator implements TaskCoordinator {
+  private readonly claims = new Set<string>();
+  private readonly cancelListeners: Array<(taskId: string) => void> = [];
+
+  async claim(taskId: string): Promise<boolean> {
+    if (this.claims.has(taskId)) return false;
+    this.claims.add(taskId);
+    return true;
+  }
+
+  async release(taskId: string): Promise<void> {
+    this.claims.delete(taskId);
+  }
+
+  async isClaimed(taskId: string): Promise<boolean> {
+    return this.claims.has(taskId);
+  }
+
+  async requestCancel(taskId: string): Promise<void> {
+    this.cancelListeners.forEach((listener) => listener(taskId));
+  }
+
+  onCancelRequest(listener: (taskId: string) => void): void {
+    this.cancelListeners.push(listener);
+  }
+
+  onOrphan(): void {
+    // a single process never outlives its own tasks
+  }
+
+  async close(): Promise<void> {
+    this.claims.clear();
+  }
+}
