@@ -37,6 +37,7 @@ export class AppModule {
             defaultAgent: 'echo',
             allowUnauthenticated: config.allowUnauthenticated,
             signing: await signing(config),
+            redis: config.redisUrl ? { url: config.redisUrl } : undefined,
             card: { provider: { organization: 'nestjs-a2a demo', url: 'https://github.com/nestjs-a2a/nestjs-a2a' } },
             // the longest `/task slow` is 120 s; streams: at least 20,000 overall and per caller
             limits: { executorTimeoutMs: 180_000 },

@@ -9,6 +9,8 @@ export interface DemoConfig {
   apiKeys?: string;
   /** DEMO_SIGN_CARD=1: sign the card with a key made at start-up. */
   signCard: boolean;
+  /** REDIS_URL (`redis://127.0.0.1:6379/3`, database included): tasks and event logs in Redis. */
+  redisUrl?: string;
 }
 
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
@@ -19,5 +21,6 @@ export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     allowUnauthenticated: env.A2A_ALLOW_UNAUTHENTICATED === '1',
     apiKeys: env.DEMO_API_KEYS || undefined,
     signCard: env.DEMO_SIGN_CARD === '1',
+    redisUrl: env.REDIS_URL || undefined,
   };
 }

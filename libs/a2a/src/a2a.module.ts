@@ -1,7 +1,7 @@
 /** Wiring only: the providers and controllers of the inbound server. */
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { A2A_GUARDS, A2A_ROUTES } from './a2a.constants.js';
+import { A2A_GUARDS, A2A_REDIS, A2A_ROUTES } from './a2a.constants.js';
 import { A2A_ASYNC_OPTIONS_TYPE, A2A_MODULE_OPTIONS, A2A_OPTIONS_TYPE, ConfigurableA2AModule } from './a2a.module-definition.js';
 import { resolveA2AOptions, resolveA2APaths, type A2AModuleExtras, type A2AModuleOptions, type ResolvedA2AOptions } from './config/a2a-options.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
@@ -24,18 +24,46 @@ import { InMemoryEventLog } from './tasks/in-memory-event-log.js';
 import { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
 import { TaskManager } from './tasks/task-manager.js';
 import { TaskStore } from './tasks/task-store.js';
+import { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
+import { connectRedis, type RedisConnection } from './tasks/redis/redis-connection.js';
+import { RedisEventLog } from './tasks/redis/redis-event-log.js';
+import { RedisTaskCoordinator } from './tasks/redis/redis-task-coordinator.js';
+import { RedisTaskStore } from './tasks/redis/redis-task-store.js';
 
 const retentionOf = (options: ResolvedA2AOptions) => ({ ttlMs: options.tasks.retentionMs, maxTerminalTasks: options.tasks.maxTerminalTasks });
+const redisBackend = (options: ResolvedA2AOptions) => ({ keyPrefix: options.redis?.keyPrefix, retention: retentionOf(options) });
 
+/** Redis or memory: the options choose each backend's shape, nothing else branches on it. */
 const PROVIDERS = [
   { provide: A2A_OPTIONS, useFactory: (options: A2AModuleOptions) => resolveA2AOptions(options ?? {}), inject: [A2A_MODULE_OPTIONS] },
-  { provide: TaskStore, useFactory: (options: ResolvedA2AOptions) => new InMemoryTaskStore(retentionOf(options)), inject: [A2A_OPTIONS] },
-  { provide: EventLog, useFactory: (options: ResolvedA2AOptions) => new InMemoryEventLog(retentionOf(options)), inject: [A2A_OPTIONS] },
+  {
+    provide: A2A_REDIS,
+    useFactory: (options: ResolvedA2AOptions) => (options.redis ? connectRedis(options.redis) : undefined),
+    inject: [A2A_OPTIONS],
+  },
+  {
+    provide: TaskStore,
+    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
+      redis ? new RedisTaskStore(redis.client, redisBackend(options)) : new InMemoryTaskStore(retentionOf(options)),
+    inject: [A2A_OPTIONS, A2A_REDIS],
+  },
+  {
+    provide: EventLog,
+    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
+      redis ? new RedisEventLog(redis.client, redisBackend(options)) : new InMemoryEventLog(retentionOf(options)),
+    inject: [A2A_OPTIONS, A2A_REDIS],
+  },
+  {
+    provide: TaskCoordinator,
+    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
+      redis ? new RedisTaskCoordinator(redis.client, { keyPrefix: options.redis?.keyPrefix, leaseMs: options.redis?.leaseMs }) : new LocalTaskCoordinator(),
+    inject: [A2A_OPTIONS, A2A_REDIS],
+  },
   {
     provide: TaskManager,
-    useFactory: (store: TaskStore, log: EventLog, options: ResolvedA2AOptions) =>
-      new TaskManager(store, log, { executorTimeoutMs: options.limits.executorTimeoutMs }),
-    inject: [TaskStore, EventLog, A2A_OPTIONS],
+    useFactory: (store: TaskStore, log: EventLog, coordinator: TaskCoordinator, options: ResolvedA2AOptions) =>
+      new TaskManager(store, log, { executorTimeoutMs: options.limits.executorTimeoutMs }, coordinator),
+    inject: [TaskStore, EventLog, TaskCoordinator, A2A_OPTIONS],
   },
   AgentRegistry,
   AgentCardService,
@@ -84,7 +112,7 @@ export class A2AModule extends ConfigurableA2AModule {
         ...PROVIDERS,
         ...(extras.callerResolver ? [{ provide: A2ACallerResolver, useClass: extras.callerResolver }] : []),
       ],
-      exports: [TaskManager, TaskStore, EventLog, A2ARequestHandler, AgentCardService, A2A_OPTIONS],
+      exports: [TaskManager, TaskStore, EventLog, TaskCoordinator, A2ARequestHandler, AgentCardService, A2A_OPTIONS, A2A_REDIS],
     };
   }
 }

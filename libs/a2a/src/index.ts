@@ -37,6 +37,14 @@ export { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
 export { InMemoryEventLog } from './tasks/in-memory-event-log.js';
 export type { RetentionOptions } from './tasks/retention.js';
 export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';
+export { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
+
+// Redis: durable tasks, one shared event log, several instances
+export type { A2ARedisOptions } from './tasks/redis/redis-connection.js';
+export { REDIS_FAIL_FAST_OPTIONS, type RedisTaskBackendOptions } from './tasks/redis/redis-options.js';
+export { RedisTaskStore } from './tasks/redis/redis-task-store.js';
+export { RedisEventLog } from './tasks/redis/redis-event-log.js';
+export { RedisTaskCoordinator, type RedisTaskCoordinatorOptions } from './tasks/redis/redis-task-coordinator.js';
 export { A2ARequestHandler, type A2ACall, type StreamEvent } from './server/a2a-request-handler.js';
 
 // protocol: the wire model, errors, codec

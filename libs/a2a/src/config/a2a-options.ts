@@ -3,6 +3,7 @@ import { Type, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested, validateSync, type ValidationError } from 'class-validator';
 import type { CanActivate, Type as NestType } from '@nestjs/common';
 import type { CardSigner } from '../protocol/card-signing.js';
+import type { A2ARedisOptions } from '../tasks/redis/redis-connection.js';
 import type { AgentProvider } from '../protocol/types.js';
 import { A2AConfigurationError } from './a2a-configuration.error.js';
 
@@ -65,6 +66,11 @@ export interface A2AModuleOptions {
    * by each signature's `jku` unless a signer gives its own.
    */
   signing?: A2ASigningOptions;
+  /**
+   * Keep tasks and their event logs in Redis instead of memory: one agent then runs on several
+   * instances sharing that Redis (tasks, streams, cancel and reconnects work across them).
+   */
+  redis?: A2ARedisOptions;
   /**
    * Start even when the server listens beyond loopback with no guard in front of the A2A routes.
    * Default false: such a start-up fails, since every caller would share one identity.
@@ -132,6 +138,7 @@ export interface ResolvedA2AOptions {
   publicUrl?: string;
   allowUnauthenticated: boolean;
   signing: { keys: CardSigner[] };
+  redis?: A2ARedisOptions;
   defaultAgent?: string;
   card: Required<Pick<A2ACardOptions, 'version' | 'maxAgeSeconds'>> & Omit<A2ACardOptions, 'version' | 'maxAgeSeconds'>;
   streaming: Required<A2AStreamingOptions>;
@@ -229,14 +236,17 @@ function pathProblems(paths: A2APathOptions): string[] {
  */
 export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions {
   // signing keys are key objects, not plain data: checked here for shape, and by signing itself at start-up
-  const { signing, ...plain } = options ?? {};
+  const { signing, redis, ...plain } = options ?? {};
   const problems = flatten(validateSync(plainToInstance(OptionsDto, plain), { forbidUnknownValues: false }));
   if (signing !== undefined && !Array.isArray(signing?.keys)) problems.push('signing.keys: must be an array of { key, alg, kid }');
+  if (redis !== undefined && !redis.url && !redis.options && !redis.client) problems.push('redis: give a url, ioredis options or a client');
+  if (redis?.leaseMs !== undefined && (!Number.isInteger(redis.leaseMs) || redis.leaseMs < 100)) problems.push('redis.leaseMs: must be an integer of at least 100');
   if (problems.length > 0) throw new A2AConfigurationError(problems);
   return {
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     allowUnauthenticated: options.allowUnauthenticated === true,
     signing: { keys: options.signing?.keys ?? [] },
+    redis: options.redis,
     defaultAgent: options.defaultAgent,
     card: { ...DEFAULTS.card, ...options.card },
     streaming: { ...DEFAULTS.streaming, ...options.streaming },

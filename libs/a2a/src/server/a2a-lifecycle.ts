@@ -6,6 +6,9 @@ import type { Server } from 'node:http';
 import { EventLog } from '../tasks/event-log.js';
 import { TaskManager } from '../tasks/task-manager.js';
 import { TaskStore } from '../tasks/task-store.js';
+import { TaskCoordinator } from '../tasks/task-coordinator.js';
+import type { RedisConnection } from '../tasks/redis/redis-connection.js';
+import { A2A_REDIS } from '../a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
 import { AgentRegistry } from './agent-registry.js';
 import { SseStreams } from './http/sse-streams.js';
@@ -32,6 +35,8 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(SseStreams) private readonly streams: SseStreams,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
     @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @Inject(TaskCoordinator) private readonly coordinator: TaskCoordinator,
+    @Inject(A2A_REDIS) private readonly redis: RedisConnection | undefined,
   ) {}
 
   /**
@@ -70,9 +75,12 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     this.streams.closeAll();
   }
 
+  /** After the server closed: the backends, then the Redis connection if the module made it. */
   async onApplicationShutdown(): Promise<void> {
+    await this.coordinator.close();
     await this.store.close?.();
     await this.log.close?.();
+    if (this.redis?.owned) await this.redis.client.quit().catch(() => this.redis!.client.disconnect());
   }
 
   private report(): void {

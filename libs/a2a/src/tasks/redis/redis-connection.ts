@@ -1,0 +1,68 @@
+/** The module's Redis connection: made from a URL or options (fail-fast), or the app's own client. */
+import type { Redis, RedisOptions } from 'ioredis';
+import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
+import { REDIS_FAIL_FAST_OPTIONS } from './redis-options.js';
+
+/** @publicApi */
+export interface A2ARedisOptions {
+  /** `redis://[user:password@]host:port/db`. */
+  url?: string;
+  /** ioredis options, over those of the URL. The fail-fast options are applied on top. */
+  options?: RedisOptions;
+  /**
+   * An ioredis client of your own instead: used as given (connected, with
+   * `REDIS_FAIL_FAST_OPTIONS`, no `keyPrefix`), never closed by the module.
+   */
+  client?: Redis;
+  /** Prefix of every key the module writes. Default `a2a:`. */
+  keyPrefix?: string;
+  /** A running task whose instance stops renewing its claim for this long is taken over and failed. Default 10000. */
+  leaseMs?: number;
+}
+
+export interface RedisConnection {
+  readonly client: Redis;
+  /** Made by the module: closed by it. */
+  readonly owned: boolean;
+}
+
+/** `redis://user:secret@host` → `redis://host`: a URL fit for an error message. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return '(an unparseable URL)';
+  }
+}
+
+/**
+ * Connects, or fails start-up at once with a message saying where and why (never the password).
+ * ioredis is an optional peer dependency: it is loaded only here.
+ * @throws A2AConfigurationError
+ */
+export async function connectRedis(options: A2ARedisOptions): Promise<RedisConnection> {
+  if (options.client) return { client: options.client, owned: false };
+  let Redis: typeof import('ioredis').Redis;
+  try {
+    ({ Redis } = await import('ioredis'));
+  } catch {
+    throw new A2AConfigurationError(['redis is configured but ioredis is not installed: npm install ioredis']);
+  }
+  const where = options.url ? redactRedisUrl(options.url) : `${options.options?.host ?? '127.0.0.1'}:${options.options?.port ?? 6379}`;
+  const settings: RedisOptions = { ...options.options, ...REDIS_FAIL_FAST_OPTIONS, lazyConnect: true, connectionName: options.options?.connectionName ?? 'a2a', disconnectTimeout: 200 };
+  const client = options.url ? new Redis(options.url, settings) : new Redis(settings);
+  // errors surface on the commands that hit them; the client reconnects by itself when Redis comes back
+  let lastError: NodeJS.ErrnoException | undefined;
+  client.on('error', (error: NodeJS.ErrnoException) => (lastError = error));
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    client.disconnect();
+    // the connection error itself (ECONNREFUSED, ENOTFOUND, NOAUTH…) came as an 'error' event
+    const reason = lastError?.code ?? lastError?.message.split('\n')[0].slice(0, 80) ?? (error as Error)?.message ?? 'error';
+    throw new A2AConfigurationError([`Redis at ${where} is unreachable (${reason}): start it, or fix the redis options`]);
+  }
+  return { client, owned: true };
+}

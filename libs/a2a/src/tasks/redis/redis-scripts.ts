@@ -1,0 +1,152 @@
+/**
+ * The Lua scripts of the Redis task store and event log. Each runs atomically on the server, which is
+ * what makes optimistic concurrency, index upkeep and exact counts hold with many app instances.
+ * Key names built here mirror `RedisKeys` (see redis-keys.ts).
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { TIME_KEY_LENGTH } from './redis-keys.js';
+
+/** A script run by EVALSHA, loaded with EVAL the first time a server has not seen it. */
+export class LuaScript {
+  private readonly sha: string;
+
+  constructor(private readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  async run(redis: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return redis.eval(this.source, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+/** Helpers shared by the task-store scripts. */
+const COMMON = `
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Takes a task off the expiring sets; with remove_indexes, also out of the indexes it was in when it
+-- became terminal (its snapshot, which names them, is gone or about to be).
+local function forget(prefix, id, remove_indexes)
+  local info_key = prefix .. 'expiring-info'
+  local raw = redis.call('HGET', info_key, id)
+  if raw then
+    local info = cjson.decode(raw)
+    if remove_indexes then
+      local member = info.tk .. ':' .. id
+      for _, key in ipairs(info.idx) do redis.call('ZREM', key, member) end
+    end
+    redis.call('ZREM', prefix .. 'expiring:' .. info.sk, id)
+    redis.call('HDEL', info_key, id)
+  end
+  redis.call('ZREM', prefix .. 'expiring', id)
+end
+
+-- A terminal task whose time is up: everything about it goes.
+local function expire(prefix, id)
+  forget(prefix, id, true)
+  redis.call('DEL', prefix .. 'task:' .. id)
+end
+`;
+
+/**
+ * Writes a snapshot with optimistic concurrency and keeps the indexes exact.
+ * KEYS[1] the task hash, KEYS[2..] the indexes the new snapshot belongs to.
+ * ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, seq, timeKey, terminal (1/0), ttlMs.
+ * Returns the new version, or 0 when refused (wrong version, or the task belongs to another scope).
+ */
+export const SAVE_TASK = new LuaScript(`${COMMON}
+local prefix, id = ARGV[1], ARGV[2]
+local expected = tonumber(ARGV[3])
+local sk, tk = ARGV[4], ARGV[8]
+local current = redis.call('HMGET', KEYS[1], 'version', 'sk', 'tk', 'idx')
+if current[1] then
+  if tonumber(current[1]) ~= expected or current[2] ~= sk then return 0 end
+  local old_member = current[3] .. ':' .. id
+  for _, key in ipairs(cjson.decode(current[4])) do redis.call('ZREM', key, old_member) end
+else
+  if expected ~= 0 then return 0 end
+  -- a task of this id may have expired without being swept yet: its index entries go now
+  forget(prefix, id, true)
+end
+local member = tk .. ':' .. id
+local idx = {}
+for i = 2, #KEYS do
+  redis.call('ZADD', KEYS[i], 0, member)
+  idx[#idx + 1] = KEYS[i]
+end
+local version = expected + 1
+local encoded_idx = cjson.encode(idx)
+redis.call('HSET', KEYS[1], 'task', ARGV[6], 'scope', ARGV[5], 'sk', sk, 'seq', ARGV[7], 'version', version, 'tk', tk, 'idx', encoded_idx)
+if ARGV[9] == '1' then
+  -- PEXPIREAT and the expiring score share one instant, so "due" and "expired" agree exactly
+  local at = now_ms() + tonumber(ARGV[10])
+  redis.call('PEXPIREAT', KEYS[1], at)
+  redis.call('ZADD', prefix .. 'expiring', at, id)
+  redis.call('ZADD', prefix .. 'expiring:' .. sk, at, id)
+  redis.call('HSET', prefix .. 'expiring-info', id, cjson.encode({ sk = sk, tk = tk, idx = idx }))
+elseif current[1] then
+  -- terminal before, live again: it no longer expires
+  redis.call('PERSIST', KEYS[1])
+  forget(prefix, id, false)
+end
+return version
+`);
+
+/**
+ * One page of ListTasks, counted exactly: first the scope's terminal tasks whose time is up are
+ * removed (snapshot and index entries), then the count and the page are read in the same atomic step.
+ * KEYS[1] the index answering the query.
+ * ARGV prefix, scopeKey, min (lex bound: '-' or '[<timeKey>'), max ('+' or '(<cursor member>'), pageSize.
+ * Returns [totalSize, more (1/0), member1, taskJson1, member2, taskJson2, …].
+ */
+export const LIST_TASKS = new LuaScript(`${COMMON}
+local prefix, sk = ARGV[1], ARGV[2]
+local due = redis.call('ZRANGEBYSCORE', prefix .. 'expiring:' .. sk, '-inf', now_ms())
+for _, id in ipairs(due) do expire(prefix, id) end
+local total = redis.call('ZLEXCOUNT', KEYS[1], ARGV[3], '+')
+local limit = tonumber(ARGV[5])
+local members = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[4], ARGV[3], 'LIMIT', 0, limit + 1)
+local reply = { total, 0 }
+if #members > limit then reply[2] = 1 end
+for i = 1, math.min(#members, limit) do
+  local member = members[i]
+  reply[#reply + 1] = member
+  reply[#reply + 1] = redis.call('HGET', prefix .. 'task:' .. string.sub(member, ${TIME_KEY_LENGTH + 2}), 'task') or ''
+end
+return reply
+`);
+
+/**
+ * Removes up to ARGV[2] terminal tasks whose time is up, across all scopes (ARGV[1] the prefix).
+ * Returns how many went.
+ */
+export const SWEEP_EXPIRED = new LuaScript(`${COMMON}
+local prefix = ARGV[1]
+local due = redis.call('ZRANGEBYSCORE', prefix .. 'expiring', '-inf', now_ms(), 'LIMIT', 0, tonumber(ARGV[2]))
+for _, id in ipairs(due) do expire(prefix, id) end
+return #due
+`);
+
+/**
+ * Appends one event to a task's stream when the stream's last sequence number is the expected one.
+ * KEYS[1] the stream. ARGV expectedSeq, eventJson, terminal (1/0), ttlMs.
+ * Returns the new sequence number, or -1 when the log has moved on (or was expected to exist and does not).
+ */
+export const APPEND_EVENT = new LuaScript(`
+local last = 0
+local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if top[1] then last = tonumber(string.match(top[1][1], '^(%d+)')) end
+if last ~= tonumber(ARGV[1]) then return -1 end
+local seq = last + 1
+redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'e', ARGV[2])
+if ARGV[3] == '1' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+return seq
+`);

@@ -1,0 +1,161 @@
+/**
+ * Claims across instances on Redis: a lease per running task (`lease:<id>`, renewed while the
+ * turn runs, lapsing when its instance dies), cancel requests over pub/sub to whoever holds the
+ * lease, and a sweep that reports tasks whose lease lapsed unreleased (`claims` remembers their
+ * scope) so that one surviving instance fails them.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import type { TaskCoordinator } from '../task-coordinator.js';
+import type { TaskScope } from '../task-store.js';
+import { DEFAULT_KEY_PREFIX } from './redis-keys.js';
+import { redisCall } from './redis-options.js';
+
+/** @publicApi */
+export interface RedisTaskCoordinatorOptions {
+  keyPrefix?: string;
+  /** A claim not renewed for this long is dead (its instance stopped). Default 10000. */
+  leaseMs?: number;
+  /** Names this instance in leases. Default: a random id. */
+  instanceId?: string;
+}
+
+/** SET the lease if free, and remember the claim's scope. KEYS: lease, claims. ARGV: instance, ms, taskId, scope. */
+const CLAIM = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+  return 1
+end
+return 0`;
+
+/** Drop our own lease and claim. KEYS: lease, claims. ARGV: instance, taskId. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('HDEL', KEYS[2], ARGV[2])
+end
+return 0`;
+
+/** Extend our own lease. KEYS: lease. ARGV: instance, ms. Returns 0 when it is not ours any more. */
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0`;
+
+/** Report a claim whose lease is gone, to exactly one sweeper. KEYS: lease, claims. ARGV: taskId. */
+const TAKE_ORPHAN = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  local scope = redis.call('HGET', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return scope
+end
+return false`;
+
+/** @publicApi */
+export class RedisTaskCoordinator implements TaskCoordinator {
+  private readonly logger = new Logger('A2A');
+  private readonly prefix: string;
+  private readonly leaseMs: number;
+  private readonly instanceId: string;
+  private readonly held = new Set<string>();
+  private readonly cancelListeners: Array<(taskId: string) => void> = [];
+  private readonly orphanListeners: Array<(taskId: string, scope: TaskScope) => void> = [];
+  private readonly subscriber: Redis;
+  private readonly renewTimer: NodeJS.Timeout;
+  private readonly sweepTimer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly redis: Redis,
+    options: RedisTaskCoordinatorOptions = {},
+  ) {
+    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.leaseMs = options.leaseMs ?? 10_000;
+    this.instanceId = options.instanceId ?? randomUUID();
+    // pub/sub takes a connection of its own; one per instance, whatever the number of tasks
+    this.subscriber = redis.duplicate({ enableOfflineQueue: true, connectionName: 'a2a-cancel-subscriber' });
+    this.subscriber.on('error', () => undefined); // reconnects by itself; commands report failures
+    this.subscriber.on('message', (_channel: string, taskId: string) => {
+      if (this.held.has(taskId)) this.cancelListeners.forEach((listener) => listener(taskId));
+    });
+    void this.subscriber.subscribe(this.key('cancel')).catch((error: Error) => this.logger.warn(`Cancel channel unavailable: ${error.name}`));
+    this.renewTimer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.sweepTimer = setInterval(() => void this.sweep(), this.leaseMs);
+    this.renewTimer.unref();
+    this.sweepTimer.unref();
+  }
+
+  async claim(taskId: string, scope: TaskScope): Promise<boolean> {
+    const won = await redisCall(() => this.redis.eval(CLAIM, 2, this.lease(taskId), this.key('claims'), this.instanceId, this.leaseMs, taskId, JSON.stringify(scope)));
+    if (won === 1) this.held.add(taskId);
+    return won === 1;
+  }
+
+  async release(taskId: string): Promise<void> {
+    this.held.delete(taskId);
+    await redisCall(() => this.redis.eval(RELEASE, 2, this.lease(taskId), this.key('claims'), this.instanceId, taskId));
+  }
+
+  async isClaimed(taskId: string): Promise<boolean> {
+    return (await redisCall(() => this.redis.exists(this.lease(taskId)))) === 1;
+  }
+
+  async requestCancel(taskId: string): Promise<void> {
+    if (this.held.has(taskId)) this.cancelListeners.forEach((listener) => listener(taskId));
+    else await redisCall(() => this.redis.publish(this.key('cancel'), taskId));
+  }
+
+  onCancelRequest(listener: (taskId: string) => void): void {
+    this.cancelListeners.push(listener);
+  }
+
+  onOrphan(listener: (taskId: string, scope: TaskScope) => void): void {
+    this.orphanListeners.push(listener);
+  }
+
+  /** Stops renewing and sweeping; leases still held lapse on their own (their tasks were ended first). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.renewTimer);
+    clearInterval(this.sweepTimer);
+    this.subscriber.disconnect();
+  }
+
+  private async renew(): Promise<void> {
+    for (const taskId of this.held) {
+      try {
+        const kept = await this.redis.eval(RENEW, 1, this.lease(taskId), this.instanceId, this.leaseMs);
+        if (kept === 0) {
+          this.held.delete(taskId);
+          this.logger.warn(`Lost the claim on task ${taskId}; another instance may take it over`);
+        }
+      } catch {
+        // Redis unreachable: the claim lapses if this lasts longer than the lease, as it should
+      }
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    try {
+      const claimed = await this.redis.hkeys(this.key('claims'));
+      for (const taskId of claimed) {
+        if (this.held.has(taskId)) continue;
+        const scope = (await this.redis.eval(TAKE_ORPHAN, 2, this.lease(taskId), this.key('claims'), taskId)) as string | null;
+        if (scope) this.orphanListeners.forEach((listener) => listener(taskId, JSON.parse(scope) as TaskScope));
+      }
+    } catch {
+      // Redis unreachable: the next sweep tries again
+    }
+  }
+
+  private lease(taskId: string): string {
+    return this.key(`lease:${taskId}`);
+  }
+
+  private key(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+}

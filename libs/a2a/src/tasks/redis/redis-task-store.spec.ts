@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
+import type { TaskState } from '../../protocol/types.js';
+import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
+import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
+import { RedisKeys } from './redis-keys.js';
+import { RedisTaskStore } from './redis-task-store.js';
+import { connectClient, deleteKeys, keysUnder, REDIS_URL, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
+
+const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
+const prefix = uniquePrefix();
+let client: Redis;
+
+beforeAll(async () => {
+  client = await connectClient();
+});
+
+afterAll(async () => {
+  await deleteKeys(client, prefix);
+  await client.quit();
+});
+
+describeTaskStoreContract(`RedisTaskStore (${REDIS_URL})`, async () => {
+  const store = new RedisTaskStore(client, { keyPrefix: prefix, retention: RETENTION });
+  return { store, close: () => store.close() };
+});
+
+describe('RedisTaskStore', () => {
+  const stores: RedisTaskStore[] = [];
+  /** A scope of this test alone. */
+  const freshScope = (): TaskScope => ({ agent: `agent-${randomUUID()}`, tenant: '', subject: 'alice' });
+
+  function newStore(ttlMs = RETENTION.ttlMs, keyPrefix = prefix): RedisTaskStore {
+    const store = new RedisTaskStore(client, { keyPrefix, retention: { ...RETENTION, ttlMs } });
+    stores.push(store);
+    return store;
+  }
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((s) => s.close()));
+  });
+
+  const ids = (page: { tasks: Array<{ id: string }> }) => page.tasks.map((t) => t.id);
+
+  describe('indexes', () => {
+    it('stay exact while tasks move between states, for every filter combination', async () => {
+      const store = newStore();
+      const scope = freshScope();
+      const save = async (id: string, state: TaskState, seconds: number, contextId: string, version: number) =>
+        store.save(scope, makeTask(id, { state, timestamp: at(seconds), contextId }), version + 1, version);
+
+      await save('a', 'TASK_STATE_SUBMITTED', 1, 'ctx-1', 0);
+      await save('b', 'TASK_STATE_SUBMITTED', 2, 'ctx-1', 0);
+      await save('c', 'TASK_STATE_SUBMITTED', 3, 'ctx-2', 0);
+      await save('a', 'TASK_STATE_WORKING', 4, 'ctx-1', 1);
+      await save('b', 'TASK_STATE_WORKING', 5, 'ctx-1', 1);
+      await save('a', 'TASK_STATE_COMPLETED', 6, 'ctx-1', 2);
+      await save('c', 'TASK_STATE_INPUT_REQUIRED', 7, 'ctx-2', 1);
+      await save('c', 'TASK_STATE_WORKING', 8, 'ctx-2', 2);
+
+      const list = (query: Parameters<RedisTaskStore['list']>[1]) => store.list(scope, query);
+      expect(ids(await list({ pageSize: 10 }))).toEqual(['c', 'a', 'b']);
+      expect(await list({ pageSize: 10, status: 'TASK_STATE_SUBMITTED' })).toEqual({ tasks: [], totalSize: 0, nextPageToken: '' });
+      expect((await list({ pageSize: 10, status: 'TASK_STATE_INPUT_REQUIRED' })).totalSize).toBe(0);
+      const working = await list({ pageSize: 10, status: 'TASK_STATE_WORKING' });
+      expect(ids(working)).toEqual(['c', 'b']);
+      expect(working.totalSize).toBe(2);
+      expect(ids(await list({ pageSize: 10, status: 'TASK_STATE_COMPLETED' }))).toEqual(['a']);
+      const ctx1Working = await list({ pageSize: 10, contextId: 'ctx-1', status: 'TASK_STATE_WORKING' });
+      expect(ids(ctx1Working)).toEqual(['b']);
+      expect(ctx1Working.totalSize).toBe(1);
+      expect((await list({ pageSize: 10, contextId: 'ctx-1' })).totalSize).toBe(2);
+      expect((await list({ pageSize: 10, statusTimestampAfter: at(6) })).totalSize).toBe(2);
+      // the returned snapshot is the latest
+      expect((await list({ pageSize: 10, contextId: 'ctx-2' })).tasks[0].status).toEqual({ state: 'TASK_STATE_WORKING', timestamp: at(8) });
+
+      // in Redis: each index holds exactly its members, and indexes of states nobody is in are gone
+      const keys = new RedisKeys(prefix);
+      const sk = keys.scope(scope);
+      const members = async (filter: { contextId?: string; status?: string }) =>
+        (await client.zrange(keys.index(sk, filter), '0', '-1')).map((m) => m.slice(m.indexOf(':') + 1)).sort();
+      expect(await members({})).toEqual(['a', 'b', 'c']);
+      expect(await members({ status: 'TASK_STATE_WORKING' })).toEqual(['b', 'c']);
+      expect(await members({ contextId: 'ctx-2', status: 'TASK_STATE_WORKING' })).toEqual(['c']);
+      expect(await client.exists(keys.index(sk, { status: 'TASK_STATE_SUBMITTED' }))).toBe(0);
+      expect(await client.exists(keys.index(sk, { status: 'TASK_STATE_INPUT_REQUIRED' }))).toBe(0);
+      expect(await client.exists(keys.index(sk, { contextId: 'ctx-2', status: 'TASK_STATE_INPUT_REQUIRED' }))).toBe(0);
+    });
+
+    it('keep scopes apart whatever characters their values contain', async () => {
+      const store = newStore();
+      const run = randomUUID();
+      // pairs that a naive "agent:tenant:subject" key would merge
+      const one: TaskScope = { agent: `a:${run}`, tenant: 'b', subject: 'c' };
+      const two: TaskScope = { agent: 'a', tenant: `${run}:b`, subject: 'c' };
+      const odd: TaskScope = { agent: `*?[]{}\n ${run}`, tenant: 'ténant/ü', subject: '.' };
+      await store.save(one, makeTask(`${run}-1`, { contextId: 'x:y' }), 1, 0);
+      await store.save(two, makeTask(`${run}-2`, { contextId: 'x:y' }), 1, 0);
+      await store.save(odd, makeTask(`${run}-3`, { contextId: '*' }), 1, 0);
+      expect(ids(await store.list(one, { pageSize: 10 }))).toEqual([`${run}-1`]);
+      expect(ids(await store.list(two, { pageSize: 10, contextId: 'x:y' }))).toEqual([`${run}-2`]);
+      expect(ids(await store.list(odd, { pageSize: 10, contextId: '*' }))).toEqual([`${run}-3`]);
+      expect(await store.get(one, `${run}-2`)).toBeUndefined();
+      expect((await store.get(odd, `${run}-3`))?.scope).toEqual(odd);
+    });
+
+    it('keep every key under the prefix', async () => {
+      const own = uniquePrefix();
+      const store = newStore(RETENTION.ttlMs, own);
+      const scope = freshScope();
+      await store.save(scope, makeTask('t1', { contextId: 'c' }), 1, 0);
+      await store.save(scope, makeTask('t2', { state: 'TASK_STATE_COMPLETED', contextId: 'c' }), 1, 0);
+      const keys = await keysUnder(client, own);
+      expect(keys.every((k) => k.startsWith(own))).toBe(true);
+      expect(keys).toEqual(
+        expect.arrayContaining([`${own}task:t1`, `${own}task:t2`, `${own}expiring`, `${own}expiring-info`, expect.stringMatching(/idx:/)]),
+      );
+      await deleteKeys(client, own);
+    });
+  });
+
+  describe('retention', () => {
+    it('expires terminal tasks after the ttl: gone from get, list and totalSize; unfinished tasks stay', async () => {
+      const store = newStore(150);
+      const scope = freshScope();
+      await store.save(scope, makeTask('done', { state: 'TASK_STATE_WORKING', timestamp: at(1) }), 1, 0);
+      await store.save(scope, makeTask('done', { state: 'TASK_STATE_COMPLETED', timestamp: at(2) }), 2, 1);
+      await store.save(scope, makeTask('failed', { state: 'TASK_STATE_FAILED', timestamp: at(3) }), 1, 0);
+      await store.save(scope, makeTask('working', { state: 'TASK_STATE_WORKING', timestamp: at(4) }), 1, 0);
+      await store.save(scope, makeTask('waiting', { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: at(5) }), 1, 0);
+
+      const before = await store.list(scope, { pageSize: 10 });
+      expect(before.totalSize).toBe(4);
+      const ttl = await client.pttl(`${prefix}task:done`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(150);
+      expect(await client.pttl(`${prefix}task:working`)).toBe(-1);
+
+      await sleep(250);
+      expect(await store.get(scope, 'done')).toBeUndefined();
+      expect(await store.get(scope, 'failed')).toBeUndefined();
+      const after = await store.list(scope, { pageSize: 10 });
+      expect(ids(after)).toEqual(['waiting', 'working']);
+      expect(after.totalSize).toBe(2);
+      expect((await store.list(scope, { pageSize: 10, status: 'TASK_STATE_COMPLETED' })).totalSize).toBe(0);
+      expect((await store.list(scope, { pageSize: 10, contextId: 'ctx-default' })).totalSize).toBe(2);
+      expect((await store.list(scope, { pageSize: 1 })).totalSize).toBe(2);
+    });
+
+    it('counts exactly when tasks expire between pages', async () => {
+      const store = newStore(200);
+      const scope = freshScope();
+      for (let i = 0; i < 4; i++) await store.save(scope, makeTask(`live-${i}`, { timestamp: at(i) }), 1, 0);
+      for (let i = 0; i < 4; i++) await store.save(scope, makeTask(`done-${i}`, { state: 'TASK_STATE_CANCELED', timestamp: at(10 + i) }), 1, 0);
+      const first = await store.list(scope, { pageSize: 3 });
+      expect(first.totalSize).toBe(8);
+      expect(ids(first)).toEqual(['done-3', 'done-2', 'done-1']);
+      await sleep(300);
+      const second = await store.list(scope, { pageSize: 3, pageToken: first.nextPageToken });
+      expect(second.totalSize).toBe(4);
+      expect(ids(second)).toEqual(['live-3', 'live-2', 'live-1']);
+      const third = await store.list(scope, { pageSize: 3, pageToken: second.nextPageToken });
+      expect(ids(third)).toEqual(['live-0']);
+      expect(third.nextPageToken).toBe('');
+    });
+
+    it('sweeps the indexes of expired tasks on a timer, without anyone listing', async () => {
+      const own = uniquePrefix();
+      const store = newStore(80, own);
+      const scope = freshScope();
+      await store.save(scope, makeTask('done', { state: 'TASK_STATE_COMPLETED', contextId: 'c' }), 1, 0);
+      await store.save(scope, makeTask('working', { contextId: 'c' }), 1, 0);
+      const keys = new RedisKeys(own);
+      expect(await keysUnder(client, own)).toContain(`${own}expiring`);
+      await sleep(300); // the sweep runs every min(ttl, 60 s)
+      // nothing of the expired task is left: no snapshot, no index entry, no expiry bookkeeping
+      expect(await keysUnder(client, own)).toEqual(
+        [
+          `${own}task:working`,
+          keys.index(keys.scope(scope), {}),
+          keys.index(keys.scope(scope), { contextId: 'c' }),
+          keys.index(keys.scope(scope), { status: 'TASK_STATE_WORKING' }),
+          keys.index(keys.scope(scope), { contextId: 'c', status: 'TASK_STATE_WORKING' }),
+        ].sort(),
+      );
+      expect(await client.zcard(keys.index(keys.scope(scope), {}))).toBe(1);
+      await deleteKeys(client, own);
+    });
+
+    it('does not expire a terminal task that is saved again in a live state', async () => {
+      const store = newStore(100);
+      const scope = freshScope();
+      await store.save(scope, makeTask('back', { state: 'TASK_STATE_COMPLETED' }), 1, 0);
+      await store.save(scope, makeTask('back', { state: 'TASK_STATE_WORKING' }), 2, 1);
+      expect(await client.pttl(`${prefix}task:back`)).toBe(-1);
+      await sleep(200);
+      expect((await store.get(scope, 'back'))?.version).toBe(2);
+      expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(1);
+      expect(await client.zscore(`${prefix}expiring`, 'back')).toBeNull();
+    });
+
+    it('frees the id of an expired task, leaving nothing of the old one in the indexes', async () => {
+      const store = newStore(50);
+      const scope = freshScope();
+      const id = `reused-${randomUUID()}`;
+      await store.save(scope, makeTask(id, { state: 'TASK_STATE_FAILED', timestamp: at(1), contextId: 'old' }), 1, 0);
+      await sleep(100);
+      const created = await store.save(scope, makeTask(id, { timestamp: at(2), contextId: 'new' }), 1, 0);
+      expect(created.version).toBe(1);
+      expect(await store.list(scope, { pageSize: 10, contextId: 'old' })).toEqual({ tasks: [], totalSize: 0, nextPageToken: '' });
+      expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(1);
+      expect((await store.list(scope, { pageSize: 10, status: 'TASK_STATE_FAILED' })).totalSize).toBe(0);
+    });
+  });
+
+  describe('configuration and failure', () => {
+    it('refuses an ioredis client with its own keyPrefix, and a non-positive ttl', async () => {
+      const prefixed = await connectClient(undefined, { keyPrefix: 'oops:' });
+      try {
+        expect(() => new RedisTaskStore(prefixed, { retention: RETENTION })).toThrow(A2AConfigurationError);
+        expect(() => new RedisTaskStore(client, { retention: { ttlMs: 0, maxTerminalTasks: 1 } })).toThrow(/ttlMs/);
+      } finally {
+        await prefixed.quit();
+      }
+    });
+
+    it('fails fast while Redis is unreachable, and close() still returns', async () => {
+      const down = unreachableClient();
+      const store = new RedisTaskStore(down, { keyPrefix: prefix, retention: RETENTION });
+      const scope = freshScope();
+      const started = Date.now();
+      await expect(store.get(scope, 'x')).rejects.toThrow();
+      await expect(store.save(scope, makeTask('x'), 1, 0)).rejects.toThrow();
+      await expect(store.save(scope, makeTask('x'), 1, 0)).rejects.not.toBeInstanceOf(ConcurrentTaskUpdateError);
+      await expect(store.list(scope, { pageSize: 10 })).rejects.toThrow();
+      await store.sweep(); // logs and carries on
+      await store.close();
+      expect(Date.now() - started).toBeLessThan(1000);
+      down.disconnect();
+    });
+  });
+});
