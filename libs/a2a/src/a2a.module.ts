@@ -24,6 +24,8 @@ import { InMemoryEventLog } from './tasks/in-memory-event-log.js';
 import { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
 import { TaskManager } from './tasks/task-manager.js';
 import { TaskStore } from './tasks/task-store.js';
+import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
+import { DisabledPushNotifications, PushNotifications } from './push/push-notifications.js';
 import { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
 import { connectRedis, type RedisConnection } from './tasks/redis/redis-connection.js';
 import { RedisEventLog } from './tasks/redis/redis-event-log.js';
@@ -61,10 +63,12 @@ const PROVIDERS = [
   },
   {
     provide: TaskManager,
-    useFactory: (store: TaskStore, log: EventLog, coordinator: TaskCoordinator, options: ResolvedA2AOptions) =>
-      new TaskManager(store, log, { executorTimeoutMs: options.limits.executorTimeoutMs }, coordinator),
-    inject: [TaskStore, EventLog, TaskCoordinator, A2A_OPTIONS],
+    useFactory: (store: TaskStore, log: EventLog, coordinator: TaskCoordinator, listeners: TaskEventListener[], options: ResolvedA2AOptions) =>
+      new TaskManager(store, log, { executorTimeoutMs: options.limits.executorTimeoutMs }, coordinator, listeners),
+    inject: [TaskStore, EventLog, TaskCoordinator, TASK_EVENT_LISTENERS, A2A_OPTIONS],
   },
+  { provide: PushNotifications, useClass: DisabledPushNotifications },
+  { provide: TASK_EVENT_LISTENERS, useValue: [] },
   AgentRegistry,
   AgentCardService,
   PublicUrl,

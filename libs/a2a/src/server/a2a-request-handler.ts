@@ -6,15 +6,25 @@ import { Inject, Injectable } from '@nestjs/common';
 import { decode, encode } from '../protocol/codec.js';
 import {
   ContentTypeNotSupportedError,
+  InvalidParamsError,
   PushNotificationNotSupportedError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
 import { OPERATIONS, type A2AOperation } from '../protocol/operations.js';
-import { AgentCardSchema, LIST_TASKS_DEFAULT_PAGE_SIZE, ListTasksResponseSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../protocol/schemas.js';
+import {
+  AgentCardSchema,
+  LIST_TASKS_DEFAULT_PAGE_SIZE,
+  ListTaskPushNotificationConfigsResponseSchema,
+  ListTasksResponseSchema,
+  TaskPushNotificationConfigSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../protocol/schemas.js';
 import { taskView } from '../protocol/task-view.js';
 import {
   isTerminalState,
   type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type TaskPushNotificationConfig,
   type GetTaskRequest,
   type ListTasksRequest,
   type ListTasksResponse,
@@ -27,6 +37,7 @@ import {
 import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
+import { PushNotifications } from '../push/push-notifications.js';
 import { AgentCardService } from './agent-card.service.js';
 import { acceptsMediaType, type PublishedAgent } from './agent-registry.js';
 
@@ -58,6 +69,7 @@ export class A2ARequestHandler {
   constructor(
     @Inject(TaskManager) private readonly tasks: TaskManager,
     @Inject(AgentCardService) private readonly cards: AgentCardService,
+    @Inject(PushNotifications) private readonly push: PushNotifications,
   ) {}
 
   /**
@@ -67,12 +79,8 @@ export class A2ARequestHandler {
   async dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
     const spec = OPERATIONS[operation];
     // capability checks come first: an unsupported operation is refused whatever its params
-    switch (operation) {
-      case 'CreateTaskPushNotificationConfig':
-      case 'GetTaskPushNotificationConfig':
-      case 'ListTaskPushNotificationConfigs':
-      case 'DeleteTaskPushNotificationConfig':
-        throw new PushNotificationNotSupportedError();
+    if (operation.endsWith('PushNotificationConfig') || operation.endsWith('PushNotificationConfigs')) {
+      if (!this.push.enabled) throw new PushNotificationNotSupportedError();
     }
     const request = decode(spec.request, params);
     switch (operation) {
@@ -90,6 +98,30 @@ export class A2ARequestHandler {
         return { stream: this.subscribeToTask(call, request as SubscribeToTaskRequest) };
       case 'GetExtendedAgentCard':
         return { result: encode(AgentCardSchema, await this.cards.extended(call.agent, call.viaAgentPath, call.caller)) };
+      case 'CreateTaskPushNotificationConfig': {
+        const config = request as TaskPushNotificationConfig;
+        if (!config.taskId) throw InvalidParamsError.field('taskId', 'is required');
+        await this.tasks.get(this.scope(call), config.taskId); // the caller's own task, or "not found"
+        await this.push.validate(config);
+        return { result: encode(TaskPushNotificationConfigSchema, await this.push.create(this.scope(call), config.taskId!, config)) };
+      }
+      case 'GetTaskPushNotificationConfig': {
+        const { taskId, id } = request as GetTaskPushNotificationConfigRequest;
+        await this.tasks.get(this.scope(call), taskId);
+        return { result: encode(TaskPushNotificationConfigSchema, await this.push.get(this.scope(call), taskId, id)) };
+      }
+      case 'ListTaskPushNotificationConfigs': {
+        const { taskId, pageSize, pageToken } = request as ListTaskPushNotificationConfigsRequest;
+        await this.tasks.get(this.scope(call), taskId);
+        const page = await this.push.list(this.scope(call), taskId, pageSize, pageToken);
+        return { result: encode(ListTaskPushNotificationConfigsResponseSchema, page) };
+      }
+      case 'DeleteTaskPushNotificationConfig': {
+        const { taskId, id } = request as DeleteTaskPushNotificationConfigRequest;
+        await this.tasks.get(this.scope(call), taskId);
+        await this.push.delete(this.scope(call), taskId, id);
+        return { result: {} };
+      }
     }
   }
 
@@ -162,9 +194,13 @@ export class A2ARequestHandler {
     return encoded;
   }
 
-  private startTurn(call: A2ACall, request: SendMessageRequest) {
-    if (request.configuration?.taskPushNotificationConfig) {
-      throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
+  private async startTurn(call: A2ACall, request: SendMessageRequest) {
+    const inline = request.configuration?.taskPushNotificationConfig;
+    if (inline) {
+      if (!this.push.enabled) {
+        throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
+      }
+      await this.push.validate(inline);
     }
     const refused = request.message.parts.find((p) => p.mediaType !== undefined && !acceptsMediaType(call.agent, p.mediaType));
     if (refused) {
@@ -172,12 +208,15 @@ export class A2ARequestHandler {
         mediaType: refused.mediaType!,
       });
     }
+    const scope = this.scope(call);
     return this.tasks.send({
       agent: call.agent,
-      scope: this.scope(call),
+      scope,
       request,
       caller: call.caller,
       extensions: call.extensions,
+      // an inline config hears the task from its first event on
+      beforeOpen: inline ? async (taskId) => void (await this.push.create(scope, taskId, inline)) : undefined,
     });
   }
 

@@ -9,6 +9,7 @@ import { publicJwks, signedCardBody, type CardSigner } from '../protocol/card-si
 import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError, UnsupportedOperationError } from '../protocol/errors.js';
 import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
+import { PushNotifications } from '../push/push-notifications.js';
 import { A2A_OPTIONS } from './a2a-options.provider.js';
 import { AgentRegistry, type PublishedAgent } from './agent-registry.js';
 import { PublicUrl } from './public-url.js';
@@ -42,6 +43,7 @@ export class AgentCardService {
     @Inject(PublicUrl) private readonly publicUrl: PublicUrl,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
     @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @Inject(PushNotifications) private readonly push: PushNotifications,
   ) {}
 
   /**
@@ -103,7 +105,7 @@ export class AgentCardService {
   }
 
   private capabilities(agent: PublishedAgent) {
-    return { streaming: true, pushNotifications: false, extendedAgentCard: agent.extendedCard !== undefined };
+    return { streaming: true, pushNotifications: this.push.enabled, extendedAgentCard: agent.extendedCard !== undefined };
   }
 
   /** The URL of the card of `agent` at its per-agent path. */

@@ -97,7 +97,7 @@ export class AgentRegistry implements OnModuleInit {
     };
     const violations = agentCardViolations(card, {
       interfaces: [{ url: 'http://127.0.0.1/', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-      capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+      capabilities: { streaming: true, pushNotifications: true, extendedAgentCard: true },
     });
     if (violations.length > 0) {
       problems.push(...violations.map((v) => `@A2AAgent ${label}: card field ${v.field} ${v.description}`));

@@ -24,6 +24,7 @@ import type { A2ACaller, AgentExecutor } from './agent-executor.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
 import { TaskContext, type TurnSink } from './task-context.js';
 import { LocalTaskCoordinator, type TaskCoordinator } from './task-coordinator.js';
+import type { TaskEventListener } from './task-events.js';
 import { applyEvent } from './task-fold.js';
 import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
 
@@ -47,6 +48,8 @@ export interface SendParams {
   readonly request: SendMessageRequest;
   readonly caller: A2ACaller;
   readonly extensions: readonly string[];
+  /** Runs once the task id is known, before the turn's first event is logged (e.g. an inline push config). */
+  readonly beforeOpen?: (taskId: string) => Promise<void>;
 }
 
 /** How a turn began: a Message answer, or the task event (with its sequence number) that opened it. */
@@ -96,6 +99,7 @@ export class TaskManager {
     private readonly log: EventLog,
     private readonly options: TaskManagerOptions,
     private readonly coordinator: TaskCoordinator = new LocalTaskCoordinator(),
+    private readonly listeners: readonly TaskEventListener[] = [],
     private readonly newId: () => string = randomUUID,
     private readonly now: () => number = Date.now,
   ) {
@@ -247,7 +251,9 @@ export class TaskManager {
     // the log refuses the append if another writer got there first, so no event is ever orphaned
     const seq = await this.log.append(taskId, event, current?.seq ?? 0);
     const task = applyEvent(current?.task, event)!;
-    return this.store.save(scope, task, seq, current?.version ?? 0);
+    const stored = await this.store.save(scope, task, seq, current?.version ?? 0);
+    for (const listener of this.listeners) await listener.onAppended(scope, taskId, seq, event);
+    return stored;
   }
 
   /** @internal */
@@ -428,6 +434,7 @@ class Execution implements Turn, TurnSink {
     const base: Task = this.prior?.task ?? { id: this.taskId, contextId: this.contextId, status };
     const history = [...(base.history ?? []), this.userMessage(), ...(statusMessage ? [statusMessage] : [])];
     try {
+      await this.params.beforeOpen?.(this.taskId);
       this.stored = await this.manager.write(this.scope, this.stored, { task: { ...base, status, history } });
     } catch (error) {
       const reason =

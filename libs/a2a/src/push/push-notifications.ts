@@ -1,0 +1,53 @@
+/**
+ * What the request handler asks of push notifications: the four config operations and the inline
+ * config of SendMessage. With push off, every one answers PushNotificationNotSupported.
+ */
+import { PushNotificationNotSupportedError } from '../protocol/errors.js';
+import type { ListTaskPushNotificationConfigsResponse, TaskPushNotificationConfig } from '../protocol/types.js';
+import type { TaskScope } from '../tasks/task-store.js';
+
+/** @publicApi */
+export interface PushNotifications {
+  /** Push is configured: the card says `capabilities.pushNotifications: true`. */
+  readonly enabled: boolean;
+  /**
+   * Checks a config before anything is stored (the egress policy at registration).
+   * @throws InvalidParamsError naming the reason, the URL's secrets redacted
+   */
+  validate(config: TaskPushNotificationConfig): Promise<void>;
+  /** Stores a config of an existing task of `scope` (an id is assigned when it has none). */
+  create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
+  /** @throws TaskNotFoundError when there is no such config */
+  get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig>;
+  list(scope: TaskScope, taskId: string, pageSize: number | undefined, pageToken: string | undefined): Promise<ListTaskPushNotificationConfigsResponse>;
+  /** Idempotent. */
+  delete(scope: TaskScope, taskId: string, id: string): Promise<void>;
+}
+
+/** Injection token of {@link PushNotifications}. @publicApi */
+export const PushNotifications = Symbol('A2A:PushNotifications');
+
+/** Push not configured. */
+export class DisabledPushNotifications implements PushNotifications {
+  readonly enabled = false;
+
+  private refuse(): never {
+    throw new PushNotificationNotSupportedError();
+  }
+
+  async validate(): Promise<void> {
+    this.refuse();
+  }
+  async create(): Promise<TaskPushNotificationConfig> {
+    this.refuse();
+  }
+  async get(): Promise<TaskPushNotificationConfig> {
+    this.refuse();
+  }
+  async list(): Promise<ListTaskPushNotificationConfigsResponse> {
+    this.refuse();
+  }
+  async delete(): Promise<void> {
+    this.refuse();
+  }
+}
