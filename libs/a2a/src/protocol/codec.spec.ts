@@ -6,15 +6,8 @@ import { describe, expect, it } from '@jest/globals';
 import { decode, encode, type Schema } from './codec.js';
 import { BAD_REQUEST_TYPE, InvalidParamsError, type FieldViolation } from './errors.js';
 import * as S from './schemas.js';
+import { thrown } from '../testing/thrown.js';
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 /** The violations `decode` reports; fails the test when it does not throw InvalidParamsError. */
 function violations(schema: Schema, input: unknown, path?: string): FieldViolation[] {

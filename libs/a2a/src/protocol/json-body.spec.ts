@@ -2,15 +2,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { InvalidRequestError, JsonParseError, UnsupportedMediaTypeError } from './errors.js';
 import { A2A_JSON, JSON_BODY_TYPES, JSON_MEDIA_TYPE, checkContentType, checkJsonDepth, parseJsonBody, responseMediaType } from './json-body.js';
+import { thrown } from '../testing/thrown.js';
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 

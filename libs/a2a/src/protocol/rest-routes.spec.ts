@@ -4,15 +4,8 @@ import { decode } from './codec.js';
 import { InvalidParamsError, MethodNotAllowedError, MethodNotFoundError } from './errors.js';
 import { OPERATIONS, type A2AOperation } from './operations.js';
 import { REST_ROUTES, matchRestRoute, restParams, type RestMatch } from './rest-routes.js';
+import { thrown } from '../testing/thrown.js';
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 interface RouteRow {
   operation: A2AOperation;

@@ -10,15 +10,8 @@ import {
   parseExtensionsHeader,
 } from './service-params.js';
 import type { AgentExtension } from './types.js';
+import { thrown } from '../testing/thrown.js';
 
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 describe('header names', () => {
   it('A2A-Version, A2A-Extensions; absent version means 0.3', () => {
