@@ -46,6 +46,7 @@ export { RedisTaskStore } from './tasks/redis/redis-task-store.js';
 export { RedisEventLog } from './tasks/redis/redis-event-log.js';
 export { RedisTaskCoordinator, type RedisTaskCoordinatorOptions } from './tasks/redis/redis-task-coordinator.js';
 export { A2ARequestHandler, type A2ACall, type StreamEvent } from './server/a2a-request-handler.js';
+export { AgentRegistry, type PublishedAgent } from './server/agent-registry.js';
 
 // protocol: the wire model, errors, codec
 export * from './protocol/types.js';

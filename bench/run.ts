@@ -1,0 +1,41 @@
+/**
+ * `npm run bench [-- <scenario>... --ops=N --warmup=N --concurrency=1,32 --rounds=N]`: runs the named
+ * scenarios, or all of them. A scenario is a file `bench/scenarios/<name>.ts` whose default export
+ * is a `Scenario` (see ./harness.ts); adding the file is all it takes to add one.
+ */
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { out, readConfig, type Scenario } from './harness.js';
+
+/** The sources name the scenarios (a stale compiled file of a removed scenario is not one). */
+const SOURCES = new URL('../bench/scenarios/', import.meta.url);
+const COMPILED = new URL('./scenarios/', import.meta.url);
+
+async function main(args: string[]): Promise<void> {
+  const config = readConfig(args);
+  const available = readdirSync(fileURLToPath(SOURCES))
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => file.slice(0, -'.ts'.length))
+    .sort();
+  const wanted = args.filter((a) => !a.startsWith('--'));
+  const unknown = wanted.filter((name) => !available.includes(name));
+  if (unknown.length > 0) throw new Error(`no scenario named ${unknown.join(', ')}; there are: ${available.join(', ')}`);
+  const names = wanted.length > 0 ? wanted : available;
+
+  out(
+    `nestjs-a2a benchmarks: node ${process.version}, ${config.ops} ops × ${config.rounds} rounds per case and level, ` +
+      `warm-up ${config.warmup}, in flight ${config.concurrency.join(' and ')}`,
+  );
+  for (const name of names) {
+    const scenario = ((await import(new URL(`${name}.js`, COMPILED).href)) as { default: Scenario }).default;
+    out(`\n== ${name}: ${scenario.description}`);
+    await scenario.run(config);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`\nbench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  const cause = (error as { cause?: unknown })?.cause;
+  if (cause instanceof Error && cause.stack) process.stderr.write(`${cause.stack}\n`);
+  process.exitCode = 1;
+});
