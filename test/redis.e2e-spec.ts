@@ -82,7 +82,7 @@ describe('two instances, one Redis', () => {
     // read the first two events on A, then drop the connection
     const abort = new AbortController();
     const res = await fetch(`${a.url}/a2a/rest/tasks/${task.id}:subscribe`, { method: 'POST', headers: { 'A2A-Version': '1.0' }, signal: abort.signal });
-    const first = await readSse(res, 2);
+    const first = (await readSse(res, 2)).slice(0, 2); // a chunk may carry more than asked for
     abort.abort();
     const lastId = first[first.length - 1].id!;
     const rest = await restB.stream('SubscribeToTask', { id: task.id }, { headers: { 'Last-Event-ID': lastId } });

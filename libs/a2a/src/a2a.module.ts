@@ -64,7 +64,11 @@ const PROVIDERS = [
   {
     provide: TaskManager,
     useFactory: (store: TaskStore, log: EventLog, coordinator: TaskCoordinator, listeners: TaskEventListener[], options: ResolvedA2AOptions) =>
-      new TaskManager(store, log, { executorTimeoutMs: options.limits.executorTimeoutMs }, coordinator, listeners),
+      new TaskManager(
+        // on Redis one script appends the event and saves the snapshot
+        { store, log, coordinator, listeners, committer: store instanceof RedisTaskStore ? store : undefined },
+        { executorTimeoutMs: options.limits.executorTimeoutMs },
+      ),
     inject: [TaskStore, EventLog, TaskCoordinator, TASK_EVENT_LISTENERS, A2A_OPTIONS],
   },
   { provide: PushNotifications, useClass: DisabledPushNotifications },

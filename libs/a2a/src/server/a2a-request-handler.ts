@@ -129,9 +129,12 @@ export class A2ARequestHandler {
     const turn = await this.startTurn(call, request);
     const start = await turn.started;
     if ('message' in start) return { message: start.message };
-    if (!request.configuration?.returnImmediately) await turn.settled;
-    const stored = await this.tasks.get(this.scope(call), start.taskId);
-    return { task: taskView(stored.task, { historyLength: request.configuration?.historyLength }) };
+    let task = start.task; // returnImmediately: the task as it was created
+    if (!request.configuration?.returnImmediately) {
+      await turn.settled;
+      task = turn.latest() ?? (await this.tasks.get(this.scope(call), start.taskId)).task;
+    }
+    return { task: taskView(task, { historyLength: request.configuration?.historyLength }) };
   }
 
   async *sendStreamingMessage(call: A2ACall, request: SendMessageRequest): AsyncIterable<StreamEvent> {

@@ -116,7 +116,7 @@ describe('TaskManager', () => {
   let logged: string[];
 
   function createManager(executorTimeoutMs = 5000): TaskManager {
-    const created = new TaskManager(store, log, { executorTimeoutMs });
+    const created = new TaskManager({ store, log }, { executorTimeoutMs });
     for (const level of ['log', 'warn', 'error', 'debug', 'verbose', 'fatal'] as const) {
       jest.spyOn(created.logs, level).mockImplementation(((...args: unknown[]) => {
         logged.push(`${level}: ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`);

@@ -25,6 +25,7 @@ import type { EventLog, LoggedEvent } from './event-log.js';
 import { TaskContext, type TurnSink } from './task-context.js';
 import { LocalTaskCoordinator, type TaskCoordinator } from './task-coordinator.js';
 import type { TaskEventListener } from './task-events.js';
+import { SequentialTaskCommitter, type TaskCommitter } from './task-committer.js';
 import { applyEvent } from './task-fold.js';
 import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
 
@@ -34,6 +35,19 @@ export interface TaskManagerOptions {
   executorTimeoutMs: number;
   /** How long CancelTask waits for another instance to stop a task it runs. Default 5000. */
   cancelWaitMs?: number;
+}
+
+/** What the task manager works with; only the store and the log are required. @publicApi */
+export interface TaskManagerDeps {
+  readonly store: TaskStore;
+  readonly log: EventLog;
+  /** Default: one process (LocalTaskCoordinator). */
+  readonly coordinator?: TaskCoordinator;
+  /** Default: append to the log, then save the snapshot. */
+  readonly committer?: TaskCommitter;
+  readonly listeners?: readonly TaskEventListener[];
+  readonly newId?: () => string;
+  readonly now?: () => number;
 }
 
 /** An agent as the task manager runs it. */
@@ -52,14 +66,16 @@ export interface SendParams {
   readonly beforeOpen?: (taskId: string) => Promise<void>;
 }
 
-/** How a turn began: a Message answer, or the task event (with its sequence number) that opened it. */
-export type TurnStart = { readonly message: Message } | { readonly taskId: string; readonly seq: number };
+/** How a turn began: a Message answer, or the task event (its sequence number, the task it made) that opened it. */
+export type TurnStart = { readonly message: Message } | { readonly taskId: string; readonly seq: number; readonly task: Task };
 
 export interface Turn {
   /** Resolves with the turn's first outcome. */
   readonly started: Promise<TurnStart>;
   /** Resolves once the task is terminal or interrupted, or the turn is over. */
   readonly settled: Promise<void>;
+  /** The task as this turn last wrote it (what a blocked caller answers with once settled). */
+  latest(): Task | undefined;
 }
 
 /** Safe status texts: what the wire says when something went wrong inside. */
@@ -94,15 +110,26 @@ export class TaskManager {
   private readonly logger = new Logger('A2A');
   private readonly executions = new Map<string, Execution>();
 
+  private readonly store: TaskStore;
+  private readonly log: EventLog;
+  private readonly coordinator: TaskCoordinator;
+  private readonly committer: TaskCommitter;
+  private readonly listeners: readonly TaskEventListener[];
+  private readonly newId: () => string;
+  private readonly now: () => number;
+
   constructor(
-    private readonly store: TaskStore,
-    private readonly log: EventLog,
+    deps: TaskManagerDeps,
     private readonly options: TaskManagerOptions,
-    private readonly coordinator: TaskCoordinator = new LocalTaskCoordinator(),
-    private readonly listeners: readonly TaskEventListener[] = [],
-    private readonly newId: () => string = randomUUID,
-    private readonly now: () => number = Date.now,
   ) {
+    this.store = deps.store;
+    this.log = deps.log;
+    this.coordinator = deps.coordinator ?? new LocalTaskCoordinator();
+    this.committer = deps.committer ?? new SequentialTaskCommitter(deps.store, deps.log);
+    this.listeners = deps.listeners ?? [];
+    this.newId = deps.newId ?? randomUUID;
+    this.now = deps.now ?? Date.now;
+    const coordinator = this.coordinator;
     coordinator.onCancelRequest((taskId) => void this.executions.get(taskId)?.cancel().catch(() => undefined));
     coordinator.onOrphan((taskId, scope) => void this.recoverOrphan(taskId, scope).catch(() => undefined));
   }
@@ -131,7 +158,9 @@ export class TaskManager {
       await this.executions.get(prior.task.id)?.whenInterruptedDone();
     }
     const taskId = prior?.task.id ?? this.newId();
-    if (this.executions.has(taskId) || !(await this.coordinator.claim(taskId, params.scope))) {
+    const claim = this.coordinator.claim(taskId, params.scope);
+    // a new id cannot be claimed by anyone else: its claim travels with the first write instead of before it
+    if (prior && (this.executions.has(taskId) || !(await claim))) {
       throw new UnsupportedOperationError(`Task ${taskId} is still working on the previous message`, { taskId });
     }
     if (prior) {
@@ -143,7 +172,7 @@ export class TaskManager {
       }
     }
     const contextId = prior?.task.contextId ?? message.contextId ?? this.newId();
-    const execution = new Execution(this, params, taskId, contextId, prior);
+    const execution = new Execution(this, params, taskId, contextId, prior, prior ? undefined : claim);
     this.executions.set(taskId, execution);
     void execution.run().finally(() => {
       this.executions.delete(taskId);
@@ -247,12 +276,8 @@ export class TaskManager {
 
   /** Appends one event and saves the snapshot it folds into. @internal */
   async write(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse): Promise<StoredTask> {
-    const taskId = ('task' in event ? event.task.id : current?.task.id)!;
-    // the log refuses the append if another writer got there first, so no event is ever orphaned
-    const seq = await this.log.append(taskId, event, current?.seq ?? 0);
-    const task = applyEvent(current?.task, event)!;
-    const stored = await this.store.save(scope, task, seq, current?.version ?? 0);
-    for (const listener of this.listeners) await listener.onAppended(scope, taskId, seq, event);
+    const stored = await this.committer.commit(scope, current, event, applyEvent(current?.task, event)!);
+    for (const listener of this.listeners) await listener.onAppended(scope, stored.task.id, stored.seq, event);
     return stored;
   }
 
@@ -300,9 +325,16 @@ class Execution implements Turn, TurnSink {
     private readonly taskId: string,
     private readonly contextId: string,
     private readonly prior: StoredTask | undefined,
+    /** The claim of a new task, still on its way. */
+    private readonly pendingClaim?: Promise<boolean>,
   ) {
     this.scope = params.scope;
     this.stored = prior;
+    pendingClaim?.catch(() => undefined); // its failure is reported by open()
+  }
+
+  latest(): Task | undefined {
+    return this.stored?.task;
   }
 
   get started(): Promise<TurnStart> {
@@ -435,7 +467,9 @@ class Execution implements Turn, TurnSink {
     const history = [...(base.history ?? []), this.userMessage(), ...(statusMessage ? [statusMessage] : [])];
     try {
       await this.params.beforeOpen?.(this.taskId);
-      this.stored = await this.manager.write(this.scope, this.stored, { task: { ...base, status, history } });
+      const [claimed, stored] = await Promise.all([this.pendingClaim ?? true, this.manager.write(this.scope, this.stored, { task: { ...base, status, history } })]);
+      this.stored = stored;
+      if (!claimed) this.manager.logs.warn(`Task ${this.taskId} was claimed by another instance as it was created`);
     } catch (error) {
       const reason =
         error instanceof ConcurrentTaskUpdateError
@@ -446,7 +480,7 @@ class Execution implements Turn, TurnSink {
       throw reason;
     }
     this.opened = true;
-    this.startedDeferred.resolve({ taskId: this.taskId, seq: this.stored.seq });
+    this.startedDeferred.resolve({ taskId: this.taskId, seq: this.stored.seq, task: this.stored.task });
   }
 
   /** Ends the task in `state` (if it has not ended): opens it first when nothing was written yet. */

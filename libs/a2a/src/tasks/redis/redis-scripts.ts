@@ -57,47 +57,101 @@ end
 `;
 
 /**
- * Writes a snapshot with optimistic concurrency and keeps the indexes exact.
- * KEYS[1] the task hash, KEYS[2..] the indexes the new snapshot belongs to.
- * ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, seq, timeKey, terminal (1/0), ttlMs.
- * Returns the new version, or 0 when refused (wrong version, or the task belongs to another scope).
+ * save_snapshot(task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl):
+ * writes a snapshot with optimistic concurrency and keeps the indexes exact. Returns the new
+ * version, or 0 when refused (wrong version, or the task belongs to another scope). The indexes
+ * are rewritten only when the task moves in them (status time, state or context changed): an
+ * artifact update touches none.
  */
-export const SAVE_TASK = new LuaScript(`${COMMON}
-local prefix, id = ARGV[1], ARGV[2]
-local expected = tonumber(ARGV[3])
-local sk, tk = ARGV[4], ARGV[8]
-local current = redis.call('HMGET', KEYS[1], 'version', 'sk', 'tk', 'idx')
-if current[1] then
-  if tonumber(current[1]) ~= expected or current[2] ~= sk then return 0 end
-  local old_member = current[3] .. ':' .. id
-  for _, key in ipairs(cjson.decode(current[4])) do redis.call('ZREM', key, old_member) end
-else
-  if expected ~= 0 then return 0 end
-  -- a task of this id may have expired without being swept yet: its index entries go now
-  forget(prefix, id, true)
+const SAVE_SNAPSHOT = `
+local function save_snapshot(task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl)
+  local current = redis.call('HMGET', task_key, 'version', 'sk', 'tk', 'idx')
+  local encoded_idx = cjson.encode(index_keys)
+  local moved = true
+  if current[1] then
+    if tonumber(current[1]) ~= expected or current[2] ~= sk then return 0 end
+    moved = current[3] ~= tk or current[4] ~= encoded_idx
+    if moved then
+      local old_member = current[3] .. ':' .. id
+      for _, key in ipairs(cjson.decode(current[4])) do redis.call('ZREM', key, old_member) end
+    end
+  else
+    if expected ~= 0 then return 0 end
+    -- a task of this id may have expired without being swept yet: its index entries go now
+    forget(prefix, id, true)
+  end
+  if moved then
+    local member = tk .. ':' .. id
+    for _, key in ipairs(index_keys) do redis.call('ZADD', key, 0, member) end
+  end
+  local version = expected + 1
+  redis.call('HSET', task_key, 'task', task_json, 'scope', scope_json, 'sk', sk, 'seq', seq, 'version', version, 'tk', tk, 'idx', encoded_idx)
+  if terminal == '1' then
+    -- PEXPIREAT and the expiring score share one instant, so "due" and "expired" agree exactly
+    local at = now_ms() + tonumber(ttl)
+    redis.call('PEXPIREAT', task_key, at)
+    redis.call('ZADD', prefix .. 'expiring', at, id)
+    redis.call('ZADD', prefix .. 'expiring:' .. sk, at, id)
+    redis.call('HSET', prefix .. 'expiring-info', id, cjson.encode({ sk = sk, tk = tk, idx = index_keys }))
+  elseif current[1] and redis.call('PTTL', task_key) > 0 then
+    -- terminal before, live again: it no longer expires
+    redis.call('PERSIST', task_key)
+    forget(prefix, id, false)
+  end
+  return version
 end
-local member = tk .. ':' .. id
-local idx = {}
-for i = 2, #KEYS do
-  redis.call('ZADD', KEYS[i], 0, member)
-  idx[#idx + 1] = KEYS[i]
+`;
+
+/**
+ * append_event(log_key, expected_seq, event_json, terminal, ttl): appends when the stream's last
+ * sequence number is the expected one. Returns the new sequence number, or -1 when the log has
+ * moved on (or was expected to exist and does not).
+ */
+const APPEND = `
+local function append_event(log_key, expected_seq, event_json, terminal, ttl)
+  local last = 0
+  local top = redis.call('XREVRANGE', log_key, '+', '-', 'COUNT', 1)
+  if top[1] then last = tonumber(string.match(top[1][1], '^(%d+)')) end
+  if last ~= expected_seq then return -1 end
+  local seq = last + 1
+  redis.call('XADD', log_key, string.format('%d-0', seq), 'e', event_json)
+  if terminal == '1' then redis.call('PEXPIRE', log_key, ttl) end
+  return seq
 end
-local version = expected + 1
-local encoded_idx = cjson.encode(idx)
-redis.call('HSET', KEYS[1], 'task', ARGV[6], 'scope', ARGV[5], 'sk', sk, 'seq', ARGV[7], 'version', version, 'tk', tk, 'idx', encoded_idx)
-if ARGV[9] == '1' then
-  -- PEXPIREAT and the expiring score share one instant, so "due" and "expired" agree exactly
-  local at = now_ms() + tonumber(ARGV[10])
-  redis.call('PEXPIREAT', KEYS[1], at)
-  redis.call('ZADD', prefix .. 'expiring', at, id)
-  redis.call('ZADD', prefix .. 'expiring:' .. sk, at, id)
-  redis.call('HSET', prefix .. 'expiring-info', id, cjson.encode({ sk = sk, tk = tk, idx = idx }))
-elseif current[1] then
-  -- terminal before, live again: it no longer expires
-  redis.call('PERSIST', KEYS[1])
-  forget(prefix, id, false)
-end
-return version
+`;
+
+function indexKeys(from: number): string {
+  return `local index_keys = {}
+for i = ${from}, #KEYS do index_keys[#index_keys + 1] = KEYS[i] end`;
+}
+
+/**
+ * Writes a snapshot (see save_snapshot). KEYS[1] the task hash, KEYS[2..] the indexes the new
+ * snapshot belongs to. ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, seq,
+ * timeKey, terminal (1/0), ttlMs.
+ */
+export const SAVE_TASK = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}
+${indexKeys(2)}
+return save_snapshot(KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+`);
+
+/**
+ * Commits one event: appends it to the task's log and saves the snapshot it folds into, in one
+ * atomic step, so the snapshot never lags the log and a stale writer changes nothing.
+ * KEYS[1] the task hash, KEYS[2] the log, KEYS[3..] the indexes of the new snapshot.
+ * ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, expectedSeq, timeKey,
+ * terminal (1/0), ttlMs, eventJson.
+ * Returns [version, seq]; [0, 0] when the snapshot refused, [-1, -1] when the log refused.
+ */
+export const COMMIT_EVENT = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}${APPEND}
+${indexKeys(3)}
+local expected_seq = tonumber(ARGV[7])
+local current = redis.call('HMGET', KEYS[1], 'version', 'sk')
+if current[1] and (tonumber(current[1]) ~= tonumber(ARGV[3]) or current[2] ~= ARGV[4]) then return { 0, 0 } end
+local seq = append_event(KEYS[2], expected_seq, ARGV[11], ARGV[9], ARGV[10])
+if seq < 0 then return { -1, -1 } end
+local version = save_snapshot(KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[9], ARGV[10])
+return { version, seq }
 `);
 
 /**
@@ -136,17 +190,9 @@ return #due
 `);
 
 /**
- * Appends one event to a task's stream when the stream's last sequence number is the expected one.
+ * Appends one event to a task's stream (see append_event).
  * KEYS[1] the stream. ARGV expectedSeq, eventJson, terminal (1/0), ttlMs.
- * Returns the new sequence number, or -1 when the log has moved on (or was expected to exist and does not).
  */
-export const APPEND_EVENT = new LuaScript(`
-local last = 0
-local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if top[1] then last = tonumber(string.match(top[1][1], '^(%d+)')) end
-if last ~= tonumber(ARGV[1]) then return -1 end
-local seq = last + 1
-redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'e', ARGV[2])
-if ARGV[3] == '1' then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
-return seq
+export const APPEND_EVENT = new LuaScript(`${APPEND}
+return append_event(KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4])
 `);

@@ -11,6 +11,7 @@ import type { TaskCoordinator } from '../task-coordinator.js';
 import type { TaskScope } from '../task-store.js';
 import { DEFAULT_KEY_PREFIX } from './redis-keys.js';
 import { redisCall } from './redis-options.js';
+import { LuaScript } from './redis-scripts.js';
 
 /** @publicApi */
 export interface RedisTaskCoordinatorOptions {
@@ -22,36 +23,36 @@ export interface RedisTaskCoordinatorOptions {
 }
 
 /** SET the lease if free, and remember the claim's scope. KEYS: lease, claims. ARGV: instance, ms, taskId, scope. */
-const CLAIM = `
+const CLAIM = new LuaScript(`
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
   redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
   return 1
 end
-return 0`;
+return 0`);
 
 /** Drop our own lease and claim. KEYS: lease, claims. ARGV: instance, taskId. */
-const RELEASE = `
+const RELEASE = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   redis.call('HDEL', KEYS[2], ARGV[2])
 end
-return 0`;
+return 0`);
 
 /** Extend our own lease. KEYS: lease. ARGV: instance, ms. Returns 0 when it is not ours any more. */
-const RENEW = `
+const RENEW = new LuaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
-return 0`;
+return 0`);
 
 /** Report a claim whose lease is gone, to exactly one sweeper. KEYS: lease, claims. ARGV: taskId. */
-const TAKE_ORPHAN = `
+const TAKE_ORPHAN = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
   local scope = redis.call('HGET', KEYS[2], ARGV[1])
   redis.call('HDEL', KEYS[2], ARGV[1])
   return scope
 end
-return false`;
+return false`);
 
 /** @publicApi */
 export class RedisTaskCoordinator implements TaskCoordinator {
@@ -88,14 +89,14 @@ export class RedisTaskCoordinator implements TaskCoordinator {
   }
 
   async claim(taskId: string, scope: TaskScope): Promise<boolean> {
-    const won = await redisCall(() => this.redis.eval(CLAIM, 2, this.lease(taskId), this.key('claims'), this.instanceId, this.leaseMs, taskId, JSON.stringify(scope)));
+    const won = await redisCall(() => CLAIM.run(this.redis, [this.lease(taskId), this.key('claims')], [this.instanceId, this.leaseMs, taskId, JSON.stringify(scope)]));
     if (won === 1) this.held.add(taskId);
     return won === 1;
   }
 
   async release(taskId: string): Promise<void> {
     this.held.delete(taskId);
-    await redisCall(() => this.redis.eval(RELEASE, 2, this.lease(taskId), this.key('claims'), this.instanceId, taskId));
+    await redisCall(() => RELEASE.run(this.redis, [this.lease(taskId), this.key('claims')], [this.instanceId, taskId]));
   }
 
   async isClaimed(taskId: string): Promise<boolean> {
@@ -127,7 +128,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
   private async renew(): Promise<void> {
     for (const taskId of this.held) {
       try {
-        const kept = await this.redis.eval(RENEW, 1, this.lease(taskId), this.instanceId, this.leaseMs);
+        const kept = await RENEW.run(this.redis, [this.lease(taskId)], [this.instanceId, this.leaseMs]);
         if (kept === 0) {
           this.held.delete(taskId);
           this.logger.warn(`Lost the claim on task ${taskId}; another instance may take it over`);
@@ -143,7 +144,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
       const claimed = await this.redis.hkeys(this.key('claims'));
       for (const taskId of claimed) {
         if (this.held.has(taskId)) continue;
-        const scope = (await this.redis.eval(TAKE_ORPHAN, 2, this.lease(taskId), this.key('claims'), taskId)) as string | null;
+        const scope = (await TAKE_ORPHAN.run(this.redis, [this.lease(taskId), this.key('claims')], [taskId])) as string | null;
         if (scope) this.orphanListeners.forEach((listener) => listener(taskId, JSON.parse(scope) as TaskScope));
       }
     } catch {

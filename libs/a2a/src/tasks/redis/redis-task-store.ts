@@ -4,12 +4,13 @@
  */
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { isTerminalState, type Task } from '../../protocol/types.js';
+import { isTerminalState, type StreamResponse, type Task } from '../../protocol/types.js';
 import { decodeCursor, encodeCursor, sortKeyOf, type SortKey } from '../list-cursor.js';
+import type { TaskCommitter } from '../task-committer.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
 import { DEFAULT_KEY_PREFIX, RedisKeys, indexMember, sortKeyOfMember, timeKey } from './redis-keys.js';
 import { assertRedisBackendUsable, redisCall, type RedisTaskBackendOptions } from './redis-options.js';
-import { LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED } from './redis-scripts.js';
+import { COMMIT_EVENT, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED } from './redis-scripts.js';
 
 /** How many expired tasks one sweep script removes, and how many scripts one timer tick runs at most. */
 const SWEEP_BATCH = 500;
@@ -23,7 +24,7 @@ const SWEEP_BATCHES_PER_TICK = 20;
  * {@link REDIS_FAIL_FAST_OPTIONS} so commands fail instead of hanging while Redis is down.
  * @publicApi
  */
-export class RedisTaskStore implements TaskStore {
+export class RedisTaskStore implements TaskStore, TaskCommitter {
   private readonly logger = new Logger(RedisTaskStore.name);
   private readonly keys: RedisKeys;
   private readonly ttlMs: number;
@@ -50,26 +51,45 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
-    const scopeKey = this.keys.scope(scope);
-    const state = task.status.state;
-    const version = await redisCall(() => SAVE_TASK.run(
-      this.redis,
-      [this.keys.task(task.id), ...this.keys.indexesOf(scopeKey, task.contextId, state)],
-      [
-        this.keys.prefix,
-        task.id,
-        expectedVersion,
-        scopeKey,
-        JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject }),
-        JSON.stringify(task),
-        seq,
-        timeKey(statusTime(task)),
-        isTerminalState(state) ? '1' : '0',
-        this.ttlMs,
-      ],
-    ));
+    const { keys, args } = this.snapshotArgs(scope, task, expectedVersion);
+    const version = await redisCall(() => SAVE_TASK.run(this.redis, [keys.task, ...keys.indexes], [...args.slice(0, 6), seq, ...args.slice(7)]));
     if (Number(version) <= 0) throw new ConcurrentTaskUpdateError(task.id);
     return { task, scope, seq, version: Number(version) };
+  }
+
+  /**
+   * Appends the event to the task's log (the RedisEventLog's stream, same prefix) and saves the
+   * snapshot in one atomic script: one round trip per event, and the snapshot never lags the log.
+   */
+  async commit(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse, next: Task): Promise<StoredTask> {
+    const { keys, args } = this.snapshotArgs(scope, next, current?.version ?? 0);
+    args[6] = current?.seq ?? 0;
+    const reply = (await redisCall(() =>
+      COMMIT_EVENT.run(this.redis, [keys.task, this.keys.log(next.id), ...keys.indexes], [...args, JSON.stringify(event)]),
+    )) as [number, number];
+    const [version, seq] = reply.map(Number);
+    if (version <= 0) throw new ConcurrentTaskUpdateError(next.id);
+    return { task: next, scope, seq, version };
+  }
+
+  /** The keys and ARGV shared by the save and commit scripts (ARGV[7], the seq, filled in by the caller). */
+  private snapshotArgs(scope: TaskScope, task: Task, expectedVersion: number) {
+    const scopeKey = this.keys.scope(scope);
+    const state = task.status.state;
+    const keys = { task: this.keys.task(task.id), indexes: this.keys.indexesOf(scopeKey, task.contextId, state) };
+    const args: Array<string | number> = [
+      this.keys.prefix,
+      task.id,
+      expectedVersion,
+      scopeKey,
+      JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject }),
+      JSON.stringify(task),
+      0,
+      timeKey(statusTime(task)),
+      isTerminalState(state) ? '1' : '0',
+      this.ttlMs,
+    ];
+    return { keys, args };
   }
 
   async list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {

@@ -1,0 +1,29 @@
+/** How one event becomes durable: appended to the task's log, and the snapshot it folds into saved. */
+import type { StreamResponse, Task } from '../protocol/types.js';
+import type { EventLog } from './event-log.js';
+import type { StoredTask, TaskScope, TaskStore } from './task-store.js';
+
+/** @publicApi */
+export interface TaskCommitter {
+  /**
+   * Appends `event` after `current.seq` (0 for a new task) and saves `next` as the snapshot.
+   * @throws ConcurrentTaskUpdateError when another writer got there first (nothing is written)
+   */
+  commit(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse, next: Task): Promise<StoredTask>;
+}
+
+/**
+ * The log first (it refuses a stale writer, so no event is ever orphaned), then the snapshot.
+ * Backends that can do both in one atomic step (Redis) implement TaskCommitter themselves.
+ */
+export class SequentialTaskCommitter implements TaskCommitter {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly log: EventLog,
+  ) {}
+
+  async commit(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse, next: Task): Promise<StoredTask> {
+    const seq = await this.log.append(next.id, event, current?.seq ?? 0);
+    return this.store.save(scope, next, seq, current?.version ?? 0);
+  }
+}
