@@ -6,10 +6,11 @@ import type { StoredTask, TaskScope, TaskStore } from './task-store.js';
 /** @publicApi */
 export interface TaskCommitter {
   /**
-   * Appends `event` after `current.seq` (0 for a new task) and saves `next` as the snapshot.
+   * Appends `events` (in order) after `current.seq` (0 for a new task) and saves `next`, the
+   * task they fold into, as the snapshot.
    * @throws ConcurrentTaskUpdateError when another writer got there first (nothing is written)
    */
-  commit(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse, next: Task): Promise<StoredTask>;
+  commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task): Promise<StoredTask>;
 }
 
 /**
@@ -22,8 +23,9 @@ export class SequentialTaskCommitter implements TaskCommitter {
     private readonly log: EventLog,
   ) {}
 
-  async commit(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse, next: Task): Promise<StoredTask> {
-    const seq = await this.log.append(next.id, event, current?.seq ?? 0);
+  async commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task): Promise<StoredTask> {
+    let seq = current?.seq ?? 0;
+    for (const event of events) seq = await this.log.append(next.id, event, seq);
     return this.store.save(scope, next, seq, current?.version ?? 0);
   }
 }

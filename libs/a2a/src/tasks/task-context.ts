@@ -7,6 +7,8 @@ export interface TurnSink {
   reply(message: Message): Promise<void>;
   status(state: TaskState, message?: Message): Promise<void>;
   artifact(artifact: Artifact, append: boolean, lastChunk: boolean): Promise<void>;
+  /** Resolves once every event so far is stored. */
+  flushed(): Promise<void>;
 }
 
 /** @internal */
@@ -35,8 +37,10 @@ export interface ArtifactChunkOptions {
 }
 
 /**
- * Handed to {@link AgentExecutor.execute}. Every helper returns once its event is in the task's
- * log, so `await` gives ordering for free.
+ * Handed to {@link AgentExecutor.execute}. Events go to the task's log in the order the helpers
+ * are called. A helper returns once its event is on its way (the events of one turn of the event
+ * loop are stored together, in one write); one that settles the turn (complete, fail, reject,
+ * inputRequired, authRequired) returns once it is stored. `flushed()` waits for everything so far.
  * @publicApi
  */
 export class TaskContext {
@@ -145,11 +149,20 @@ export class TaskContext {
     return this.sink.artifact(artifact, append, options.lastChunk === true);
   }
 
-  /** Runs a tool, reporting it as an opaque WORKING step; the tool gets this turn's signal and caller. */
+  /**
+   * Runs a tool, reporting it as an opaque WORKING step (stored before the tool starts, so a
+   * long call shows as progress); the tool gets this turn's signal and caller.
+   */
   async runTool<Args, Result>(tool: AgentTool<Args, Result>, args: Args): Promise<Result> {
     this.steps += 1;
     await this.working(`step ${this.steps}`);
+    await this.sink.flushed();
     return tool.invoke(args, { signal: this.signal, caller: this.caller });
+  }
+
+  /** Resolves once every event of this turn so far is stored in the task's log. */
+  flushed(): Promise<void> {
+    return this.sink.flushed();
   }
 
   private async closeOpenArtifacts(): Promise<void> {

@@ -259,7 +259,7 @@ export class TaskManager {
       if (isTerminalState(stored.task.status.state)) return stored;
       const contextId = stored.task.contextId ?? '';
       const message = text === undefined ? undefined : { messageId: this.newId(), role: 'ROLE_AGENT' as const, parts: [{ text }], contextId, taskId };
-      return await this.write(scope, stored, { statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.timestamp() } } });
+      return await this.write(scope, stored, [{ statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.timestamp() } } }]);
     } finally {
       await this.coordinator.release(taskId);
     }
@@ -275,9 +275,13 @@ export class TaskManager {
   }
 
   /** Appends one event and saves the snapshot it folds into. @internal */
-  async write(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse): Promise<StoredTask> {
-    const stored = await this.committer.commit(scope, current, event, applyEvent(current?.task, event)!);
-    for (const listener of this.listeners) await listener.onAppended(scope, stored.task.id, stored.seq, event);
+  async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[]): Promise<StoredTask> {
+    const next = events.reduce<Task | undefined>((task, event) => applyEvent(task, event), current?.task)!;
+    const stored = await this.committer.commit(scope, current, events, next);
+    const first = stored.seq - events.length + 1;
+    for (const [i, event] of events.entries()) {
+      for (const listener of this.listeners) await listener.onAppended(scope, stored.task.id, first + i, event);
+    }
     return stored;
   }
 
@@ -318,6 +322,12 @@ class Execution implements Turn, TurnSink {
   /** The last state written is INPUT_REQUIRED or AUTH_REQUIRED. */
   private interrupted = false;
   private readonly finished = deferred<void>();
+  /** The last commit issued. Commits are pipelined: each is issued without waiting for the one before. */
+  private lastCommit: Promise<unknown> = Promise.resolve();
+  /** Events made in the current turn of the event loop, committed together when it ends. */
+  private batch?: { readonly base: StoredTask | undefined; readonly events: StreamResponse[]; readonly done: Deferred<StoredTask> };
+  /** The first commit that failed: this turn writes nothing more. */
+  private commitFailure: unknown;
 
   constructor(
     private readonly manager: TaskManager,
@@ -333,8 +343,9 @@ class Execution implements Turn, TurnSink {
     pendingClaim?.catch(() => undefined); // its failure is reported by open()
   }
 
+  /** After a failed commit the predicted snapshot is not what was stored: the caller reads the store. */
   latest(): Task | undefined {
-    return this.stored?.task;
+    return this.commitFailure === undefined ? this.stored?.task : undefined;
   }
 
   get started(): Promise<TurnStart> {
@@ -395,7 +406,9 @@ class Execution implements Turn, TurnSink {
     this.controller.abort(new Error('canceled'));
     return this.enqueue(async () => {
       if (!this.closed) await this.end('TASK_STATE_CANCELED');
-      return this.stored!;
+      this.flush();
+      await this.lastCommit;
+      return this.commitFailure === undefined ? this.stored! : undefined;
     });
   }
 
@@ -444,43 +457,98 @@ class Execution implements Turn, TurnSink {
     return run;
   }
 
+  /**
+   * Issues an event's commit. A helper returns once its commit is issued, in order (the writes
+   * reach the store in that order and each one checks the one before: a failed commit fails
+   * every later one). A state that settles the turn (terminal, interrupted) is awaited until
+   * stored, so nobody is ever answered with what is not stored.
+   */
   private async emit(build: (taskId: string, contextId: string) => StreamResponse): Promise<void> {
     if (this.replied) throw new Error('This turn already answered with a Message; it has no task to update');
+    if (this.commitFailure !== undefined) throw this.commitFailure;
     if (this.closed) {
       this.manager.logs.debug(`Event for finished task ${this.taskId} dropped`);
       return;
     }
     await this.open();
     const event = build(this.taskId, this.contextId);
-    this.stored = await this.manager.write(this.scope, this.stored, event);
+    const written = this.commit(event);
     const state = 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
     if (state && isTerminalState(state)) this.closed = true;
     if (state) this.interrupted = isInterruptedState(state);
-    if (state && (isTerminalState(state) || isInterruptedState(state))) this.settledDeferred.resolve();
+    if (state && (isTerminalState(state) || isInterruptedState(state))) {
+      await written;
+      this.settledDeferred.resolve();
+    } else {
+      written.catch(() => undefined); // a failed commit is recorded by flush() and fails the next helper
+    }
   }
 
-  /** Writes the `task` event that opens the turn: a new task, or the continued one with the new message, in SUBMITTED. */
+  /** Every event issued so far is stored (or the first failure is thrown). */
+  async flushed(): Promise<void> {
+    this.flush();
+    await this.lastCommit;
+    if (this.commitFailure !== undefined) throw this.commitFailure;
+  }
+
+  /**
+   * Queues `event` after the ones before it and moves `stored` on to what it makes. The events
+   * of one turn of the event loop go to the store in one commit (one round trip for a whole
+   * quick lifecycle); the promise resolves with the event's sequence number once it is stored.
+   */
+  private commit(event: StreamResponse): Promise<number> {
+    if (!this.batch) {
+      this.batch = { base: this.stored, events: [], done: deferred<StoredTask>() };
+      setImmediate(() => this.flush());
+    }
+    const batch = this.batch;
+    batch.events.push(event);
+    const seq = (this.stored?.seq ?? 0) + 1;
+    this.stored = { task: applyEvent(this.stored?.task, event)!, scope: this.scope, seq, version: (batch.base?.version ?? 0) + 1 };
+    return batch.done.promise.then(() => seq);
+  }
+
+  /** Issues the queued events as one commit, after the commits before it. */
+  private flush(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    const written = this.manager.write(this.scope, batch.base, batch.events);
+    written.then(batch.done.resolve, batch.done.reject);
+    this.lastCommit = written.catch((error: unknown) => {
+      this.commitFailure ??= error;
+      this.closed = true;
+    });
+  }
+
+  /** Issues the `task` event that opens the turn: a new task, or the continued one with the new message, in SUBMITTED. */
   private async open(statusMessage?: Message): Promise<void> {
     if (this.opened) return;
+    this.opened = true;
     const status = { state: 'TASK_STATE_SUBMITTED' as const, message: statusMessage, timestamp: this.manager.timestamp() };
     const base: Task = this.prior?.task ?? { id: this.taskId, contextId: this.contextId, status };
     const history = [...(base.history ?? []), this.userMessage(), ...(statusMessage ? [statusMessage] : [])];
-    try {
-      await this.params.beforeOpen?.(this.taskId);
-      const [claimed, stored] = await Promise.all([this.pendingClaim ?? true, this.manager.write(this.scope, this.stored, { task: { ...base, status, history } })]);
-      this.stored = stored;
-      if (!claimed) this.manager.logs.warn(`Task ${this.taskId} was claimed by another instance as it was created`);
-    } catch (error) {
+    const refuse = (error: unknown) => {
       const reason =
         error instanceof ConcurrentTaskUpdateError
           ? new UnsupportedOperationError(`Task ${this.taskId} changed while this message arrived; read it and try again`, { taskId: this.taskId })
           : error;
       this.startedDeferred.reject(reason);
       this.closed = true;
-      throw reason;
+      return reason;
+    };
+    try {
+      await this.params.beforeOpen?.(this.taskId);
+    } catch (error) {
+      throw refuse(error);
     }
-    this.opened = true;
-    this.startedDeferred.resolve({ taskId: this.taskId, seq: this.stored.seq, task: this.stored.task });
+    const task: Task = { ...base, status, history };
+    const written = this.commit({ task });
+    // the turn has started once its first event is stored (streams follow the log from there)
+    Promise.all([this.pendingClaim ?? true, written]).then(([claimed, seq]) => {
+      if (!claimed) this.manager.logs.warn(`Task ${this.taskId} was claimed by another instance as it was created`);
+      this.startedDeferred.resolve({ taskId: this.taskId, seq, task });
+    }, refuse);
   }
 
   /** Ends the task in `state` (if it has not ended): opens it first when nothing was written yet. */
@@ -490,8 +558,10 @@ class Execution implements Turn, TurnSink {
     await this.emit((taskId, contextId) => ({ statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.manager.timestamp() } } }));
   }
 
-  /** After execute() returned: no answer at all, or a task left SUBMITTED/WORKING, is a failure. */
+  /** After execute() returned (and every commit landed): no answer at all, or a task left SUBMITTED/WORKING, is a failure. */
   private async finish(): Promise<void> {
+    this.flush();
+    await this.lastCommit;
     if (this.replied || this.closed) return;
     if (!this.opened) return this.end('TASK_STATE_FAILED', FAILURE_TEXT.silent);
     const state = this.stored?.task.status.state;

@@ -61,7 +61,10 @@ export abstract class HttpBinding {
     const extensions = activateExtensions(parseExtensionsHeader(req.headers[EXTENSIONS_HEADER.toLowerCase()]), agent.extensions);
     if (extensions.length > 0) exchange.headers[EXTENSIONS_HEADER] = extensions.join(', ');
     const closed = new AbortController();
-    res.on('close', () => closed.abort());
+    // only a client that left before the answer ended needs telling; aborting costs an Error per request
+    res.on('close', () => {
+      if (!res.writableFinished) closed.abort();
+    });
     const requestedTenant = (params as { tenant?: unknown } | undefined)?.tenant;
     const call: A2ACall = {
       agent,

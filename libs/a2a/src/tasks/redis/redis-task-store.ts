@@ -10,7 +10,7 @@ import type { TaskCommitter } from '../task-committer.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
 import { DEFAULT_KEY_PREFIX, RedisKeys, indexMember, sortKeyOfMember, timeKey } from './redis-keys.js';
 import { assertRedisBackendUsable, redisCall, type RedisTaskBackendOptions } from './redis-options.js';
-import { COMMIT_EVENT, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED } from './redis-scripts.js';
+import { COMMIT_EVENTS, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED } from './redis-scripts.js';
 
 /** How many expired tasks one sweep script removes, and how many scripts one timer tick runs at most. */
 const SWEEP_BATCH = 500;
@@ -58,14 +58,14 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
   }
 
   /**
-   * Appends the event to the task's log (the RedisEventLog's stream, same prefix) and saves the
-   * snapshot in one atomic script: one round trip per event, and the snapshot never lags the log.
+   * Appends the events to the task's log (the RedisEventLog's stream, same prefix) and saves the
+   * snapshot in one atomic script: one round trip per batch, and the snapshot never lags the log.
    */
-  async commit(scope: TaskScope, current: StoredTask | undefined, event: StreamResponse, next: Task): Promise<StoredTask> {
+  async commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task): Promise<StoredTask> {
     const { keys, args } = this.snapshotArgs(scope, next, current?.version ?? 0);
     args[6] = current?.seq ?? 0;
     const reply = (await redisCall(() =>
-      COMMIT_EVENT.run(this.redis, [keys.task, this.keys.log(next.id), ...keys.indexes], [...args, JSON.stringify(event)]),
+      COMMIT_EVENTS.run(this.redis, [keys.task, this.keys.log(next.id), ...keys.indexes], [...args, ...events.map((e) => JSON.stringify(e))]),
     )) as [number, number];
     const [version, seq] = reply.map(Number);
     if (version <= 0) throw new ConcurrentTaskUpdateError(next.id);

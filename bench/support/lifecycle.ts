@@ -1,0 +1,170 @@
+/**
+ * What the task-lifecycle scenarios share (`bench/scenarios/lifecycle.ts`, in process, and
+ * `bench/scenarios/lifecycle-http.ts`, over HTTP): the agent on both stacks, the answer checks, the
+ * verdict line and the Redis housekeeping. One operation is a blocking SendMessage whose executor
+ * publishes the task (SUBMITTED), WORKING, one text artifact `echo: <text>` and COMPLETED.
+ *
+ * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
+ */
+import { randomUUID } from 'node:crypto';
+import { Injectable, Module } from '@nestjs/common';
+import { TaskState, type AgentCard, type Part as SdkPart } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore as SdkInMemoryTaskStore, type AgentExecutor as SdkAgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { Redis } from 'ioredis';
+import { A2AAgent, A2AModule, type A2ARedisOptions, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { mutedConsoleCalls, out, ratio, type BenchConfig, type Measurement } from '../harness.js';
+
+export const AGENT = 'bench';
+const SKILLS = [{ id: 'echo', name: 'Echo', description: 'Answers with the text it was sent', tags: ['bench'] }];
+/** What the executors make of a message's text: the artifact proves which message it answered. */
+export const answerTo = (text: string) => `echo: ${text}`;
+export const inputOf = (seq: number) => `lifecycle ${seq}`;
+
+/** One stack under measurement: its operation, and how to let go of what it holds. */
+export interface Stack {
+  readonly op: (seq: number) => Promise<void>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------- the official SDK (baseline)
+
+export const sdkText = (value: string): SdkPart => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const sdkTimestamp = () => new Date().toISOString();
+
+/** The SDK's way: every event published on the bus, the first one the Task. */
+class SdkBenchExecutor implements SdkAgentExecutor {
+  async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId, userMessage } = request;
+    const text = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('\n');
+    const status = (state: TaskState) => ({ state, message: undefined, timestamp: sdkTimestamp() });
+    bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [userMessage], metadata: undefined }));
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: { artifactId: randomUUID(), name: 'answer', description: '', parts: [sdkText(answerTo(text))], metadata: undefined, extensions: [] },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
+  }
+
+  async cancelTask(): Promise<void> {}
+}
+
+const SDK_CARD: AgentCard = {
+  name: AGENT,
+  description: 'lifecycle benchmark',
+  supportedInterfaces: [{ url: 'http://127.0.0.1/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+  provider: undefined,
+  version: '1.0.0',
+  documentationUrl: '',
+  capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+  securitySchemes: {},
+  securityRequirements: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: SKILLS.map((s) => ({ ...s, examples: [], inputModes: [], outputModes: [], securityRequirements: [] })),
+  signatures: [],
+};
+
+/** The SDK's request handler over its `InMemoryTaskStore`, running the bench executor. */
+export function sdkRequestHandler(): DefaultRequestHandler {
+  return new DefaultRequestHandler(SDK_CARD, new SdkInMemoryTaskStore(), new SdkBenchExecutor());
+}
+
+// ---------------------------------------------------------------- nestjs-a2a
+
+@A2AAgent({ name: AGENT, description: 'lifecycle benchmark', skills: SKILLS })
+@Injectable()
+export class NestBenchAgent implements AgentExecutor {
+  async execute(ctx: TaskContext): Promise<void> {
+    await ctx.working();
+    await ctx.addArtifact({ name: 'answer', parts: [{ text: answerTo(ctx.text) }] });
+    await ctx.complete();
+  }
+}
+
+/** The app module: A2AModule serving the bench agent, in memory or on `redis`. */
+export function lifecycleModule(redis?: A2ARedisOptions): new () => object {
+  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis })], providers: [NestBenchAgent] })
+  class LifecycleBenchModule {}
+  return LifecycleBenchModule;
+}
+
+/** The SendMessage params (ProtoJSON) both nestjs-a2a's `dispatch` and the JSON-RPC endpoints take. */
+export function sendMessageParams(input: string) {
+  return { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: input, mediaType: 'text/plain' }] } };
+}
+
+interface ProtoJsonTask {
+  status?: { state?: string };
+  artifacts?: Array<{ parts?: Array<{ text?: string }> }>;
+}
+
+/**
+ * Throws unless `answer` (a JSON-RPC answer, or what `A2ARequestHandler.dispatch` returns) carries
+ * the COMPLETED task with one artifact made from `input`.
+ */
+export function checkSendMessageAnswer(label: string, input: string, answer: unknown): void {
+  const result = typeof answer === 'object' && answer !== null && 'result' in answer ? (answer.result as { task?: ProtoJsonTask } | undefined) : undefined;
+  const task = result?.task;
+  if (task?.status?.state !== 'TASK_STATE_COMPLETED' || task.artifacts?.length !== 1 || task.artifacts[0].parts?.[0]?.text !== answerTo(input)) {
+    throw new Error(`${label}: unexpected answer ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+}
+
+// ---------------------------------------------------------------- the verdict
+
+/**
+ * Prints the goal's line: `label`'s ops/s over `baseline`'s, the worst over the concurrency levels,
+ * against ≥ 1.00; then how many console lines were muted since `mutedBefore`, if any.
+ */
+export function printVerdict(subject: string, results: readonly Measurement[], label: string, baseline: string, config: BenchConfig, mutedBefore = 0): void {
+  const ratios = config.concurrency.map((level) => ({ level, value: ratio(results, label, baseline, level) }));
+  const worst = ratios.reduce((a, b) => (b.value < a.value ? b : a));
+  out(
+    `\nVERDICT  ${subject} = ${worst.value.toFixed(2)} (goal ≥ 1.00): ${worst.value >= 1 ? 'MET' : 'NOT MET'}` +
+      (ratios.length > 1 ? `  [worst of ${ratios.map((r) => `${r.value.toFixed(2)} with ${r.level} in flight`).join(', ')}]` : ''),
+  );
+  const muted = mutedConsoleCalls() - mutedBefore;
+  if (muted > 0) out(`note: the SDK wrote ${muted} console lines (muted)`);
+}
+
+// ---------------------------------------------------------------- Redis housekeeping
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A key prefix of its own for one run: `a2a-bench:<uuid>:`. */
+export const runKeyPrefix = () => `a2a-bench:${randomUUID()}:`;
+
+/** Deletes the keys under `prefix`, and only those (SCAN MATCH + DEL, never FLUSH*). */
+async function deleteKeysUnder(prefix: string): Promise<number> {
+  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectionName: 'a2a-bench-cleanup' });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`;
+    let deleted = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      if (keys.length > 0) deleted += await client.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    return deleted;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Deletes the run's keys under `prefix` and says how it went (never throws). */
+export async function cleanUpRedis(prefix: string): Promise<void> {
+  await deleteKeysUnder(prefix).then(
+    (deleted) => out(`(Redis: deleted the ${deleted} keys of this run, under ${prefix})`),
+    (error: Error) => out(`(Redis: could not delete the keys of this run under ${prefix}: ${error.message})`),
+  );
+}
