@@ -80,3 +80,35 @@ export {
   type VerifiedCardSignature,
 } from './protocol/card-verification.js';
 export { canonicalCardPayload } from './protocol/card-payload.js';
+
+// client: calling other agents (card discovery, both bindings, deadlines, retries, breakers, egress policy)
+export { A2AClient, type A2ACallOptions, type A2AClientOptions, type A2AStreamOptions, type A2ASubscribeOptions } from './client/a2a-client.js';
+export { A2AEventStream } from './client/a2a-event-stream.js';
+export type { A2AHttpOptions } from './client/a2a-http.js';
+export {
+  AgentCardResolver,
+  WELL_KNOWN_AGENT_CARD_PATH,
+  agentCardUrl,
+  type AgentCardResolverOptions,
+  type CardVerification,
+  type ResolveCardOptions,
+  type ResolvedAgentCard,
+} from './client/card-resolver.js';
+export {
+  A2AClientError,
+  A2AHttpError,
+  A2ATimeoutError,
+  CircuitOpenError,
+  InvalidClientOptionsError,
+  NoCompatibleInterfaceError,
+  UnknownA2AError,
+  type A2ATimeoutKind,
+} from './client/client-errors.js';
+export type { A2AHeaderValues, A2AHeadersOption, A2AHeadersProvider, A2ARequestInfo } from './client/headers.js';
+export { selectInterface, type A2ABinding, type SelectedInterface } from './client/interface-selection.js';
+export { A2ACircuitBreakers, type A2ACircuitBreakerOptions, type A2ACircuitState, type A2ARetryOptions } from './client/resilience.js';
+// the egress policy and errors a client's caller configures and catches (shared with webhooks)
+export { EgressPolicy, type EgressLookup, type EgressPolicyOptions } from './net/egress-policy.js';
+export { EgressError, EgressRefusedError, EgressRequestError, type EgressRefusalReason } from './net/egress-errors.js';
+export { PinnedDispatcher, createPinnedDispatcher, type PinnedDispatcherOptions } from './net/pinned-dispatcher.js';
+export { redactUrl } from './net/redact-url.js';

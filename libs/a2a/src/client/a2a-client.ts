@@ -1,0 +1,420 @@
+/**
+ * A client of one remote agent: resolves its Agent Card, picks the interface (§8.3), and offers
+ * every A2A operation over JSON-RPC or HTTP+JSON with the service parameters of every request
+ * (`A2A-Version`, `A2A-Extensions`, the interface's tenant), typed errors from both bindings,
+ * deadlines, retries where they are safe, a circuit breaker per origin, and the egress policy on
+ * every URL it is handed.
+ *
+ * Requests are validated and encoded with the protocol schemas before anything is sent (a bad
+ * request fails with InvalidParamsError, as the server would answer), and results are decoded
+ * with them (an answer that is not A2A 1.0 fails with InvalidAgentResponseError).
+ */
+import { redactUrl } from '../net/redact-url.js';
+import { decode, encode, type Schema } from '../protocol/codec.js';
+import { InvalidAgentResponseError, InvalidParamsError } from '../protocol/errors.js';
+import { OPERATIONS } from '../protocol/operations.js';
+import { StreamResponseSchema } from '../protocol/schemas.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER, parseExtensionsHeader } from '../protocol/service-params.js';
+import {
+  PROTOCOL_VERSION,
+  type AgentCard,
+  type CancelTaskRequest,
+  type DeleteTaskPushNotificationConfigRequest,
+  type GetExtendedAgentCardRequest,
+  type GetTaskPushNotificationConfigRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskPushNotificationConfig,
+} from '../protocol/types.js';
+import { A2AEventStream } from './a2a-event-stream.js';
+import { A2AHttp, httpOptionProblems, normaliseHeaders, type A2AHttpOptions } from './a2a-http.js';
+import { CallControl } from './call-control.js';
+import { AgentCardResolver, readAgentCard, type AgentCardResolverOptions, type CardVerification } from './card-resolver.js';
+import { InvalidClientOptionsError } from './client-errors.js';
+import { resolveHeaders, type A2AHeaderValues, type A2AHeadersOption } from './headers.js';
+import { CLIENT_BINDINGS, selectInterface, type A2ABinding, type SelectedInterface } from './interface-selection.js';
+import { JsonRpcTransport } from './json-rpc-transport.js';
+import { runResilient } from './resilience.js';
+import { RestTransport } from './rest-transport.js';
+import { readSse } from './sse-reader.js';
+import type { A2ATransport, OpenedStream, StreamingOperation, TransportCall, UnaryOperation } from './transport.js';
+
+/** @publicApi */
+export interface A2AClientOptions extends A2AHttpOptions {
+  /**
+   * Where the agent's card is: its origin (`https://agent.example.com`), an agent's base URL (the
+   * well-known path is appended) or the card's own URL (ending in `.json`). Give this or `card`.
+   */
+  cardUrl?: string | URL;
+  /** A card already in hand (from a registry, a file …): no discovery. Give this or `cardUrl`. */
+  card?: AgentCard;
+  /** Use this binding when the card offers it, even if it lists another one first. */
+  preferredBinding?: A2ABinding;
+  /** Tenant for every request, instead of the selected interface's. */
+  tenant?: string;
+  /** Extension URIs to activate on every request (`A2A-Extensions`). */
+  extensions?: readonly string[];
+  /** Headers for every request, or a function asked at every attempt (credentials resolved at call time). */
+  headers?: A2AHeadersOption;
+  /**
+   * Budget of one call, retries and card resolution included, in milliseconds; for a stream, the
+   * budget until it opens. Default 60000 (SendMessage blocks until the task settles: raise it, or
+   * use `returnImmediately` or streaming, for long tasks).
+   */
+  timeoutMs?: number;
+  /**
+   * Longest silence of an open stream (no event, no heartbeat comment), in milliseconds.
+   * Default 60000 (servers send a heartbeat every 15 s or so).
+   */
+  streamIdleTimeoutMs?: number;
+  /** Verify the card's signatures (spec §8.4.3); an unverified card is refused. */
+  verify?: CardVerification;
+  /** A resolver to share (its cache and network settings); by default the client has its own. */
+  cardResolver?: AgentCardResolver;
+  /** Cache settings of the client's own resolver. */
+  cardCache?: Pick<AgentCardResolverOptions, 'timeoutMs' | 'defaultTtlMs' | 'maxTtlMs' | 'now'>;
+}
+
+/** Per-call settings. @publicApi */
+export interface A2ACallOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+  /** Extra headers for this call (after the client's). */
+  headers?: A2AHeaderValues;
+  /** Extension URIs to activate on this call, besides the client's. */
+  extensions?: readonly string[];
+  /** Tenant for this call (wins over the request's own `tenant`, the client's and the interface's). */
+  tenant?: string;
+}
+
+/** Per-stream settings: `timeoutMs` is the budget until the stream opens. @publicApi */
+export interface A2AStreamOptions extends A2ACallOptions {
+  /** Overrides the client's `streamIdleTimeoutMs`. */
+  idleTimeoutMs?: number;
+}
+
+/** @publicApi */
+export interface A2ASubscribeOptions extends A2AStreamOptions {
+  /** Resume after this SSE event id (`Last-Event-ID`): no snapshot, exactly the events after it. */
+  lastEventId?: string;
+}
+
+interface Endpoint {
+  readonly card: AgentCard;
+  readonly selected: SelectedInterface;
+  readonly transport: A2ATransport;
+}
+
+type PreparedCall<Op> = Pick<TransportCall, 'params' | 'tenant'> & { operation: Op };
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** Operations that are safe to repeat (spec §3.3.1): reads, Cancel (idempotent), Delete (MUST be idempotent), and opening a subscription. */
+const IDEMPOTENT = new Set<string>([
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkTimeout(name: string, value: number | undefined, problems: string[]): void {
+  if (value !== undefined && !(Number.isFinite(value) && value > 0)) problems.push(`${name} must be a positive number of milliseconds (got ${String(value)})`);
+}
+
+/**
+ * A client of one remote A2A agent.
+ * @publicApi
+ */
+export class A2AClient {
+  private readonly http: A2AHttp;
+  private readonly resolver: AgentCardResolver | undefined;
+  private readonly ownsResolver: boolean;
+  private readonly cardUrl: string | undefined;
+  private readonly fixedCard: AgentCard | undefined;
+  private readonly timeoutMs: number;
+  private readonly idleTimeoutMs: number;
+  private readonly extensions: readonly string[];
+  private endpointCache: Endpoint | undefined;
+  private fixedCardChecked: Promise<void> | undefined;
+
+  /** @throws InvalidClientOptionsError listing every problem of `options` */
+  constructor(private readonly options: A2AClientOptions) {
+    const problems = httpOptionProblems(options);
+    if ((options.cardUrl === undefined) === (options.card === undefined)) problems.push('give exactly one of cardUrl and card');
+    checkTimeout('timeoutMs', options.timeoutMs, problems);
+    checkTimeout('streamIdleTimeoutMs', options.streamIdleTimeoutMs, problems);
+    if (options.preferredBinding !== undefined && !CLIENT_BINDINGS.includes(options.preferredBinding)) {
+      problems.push(`preferredBinding must be one of ${CLIENT_BINDINGS.join(', ')} (got ${String(options.preferredBinding)})`);
+    }
+    if (options.verify !== undefined && options.verify.keys === undefined && options.verify.jwksUrl === undefined) problems.push('verify needs keys or a jwksUrl');
+    let fixedCard: AgentCard | undefined;
+    if (options.card !== undefined) {
+      try {
+        fixedCard = readAgentCard(JSON.parse(JSON.stringify(options.card)), 'card').card;
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    }
+    if (problems.length > 0) throw new InvalidClientOptionsError(problems);
+    this.http = new A2AHttp(options);
+    this.fixedCard = fixedCard;
+    this.cardUrl = options.cardUrl === undefined ? undefined : String(options.cardUrl);
+    this.ownsResolver = options.cardResolver === undefined;
+    // a fixed card without verification needs no resolver at all
+    this.resolver = options.cardResolver ?? (this.cardUrl !== undefined || options.verify !== undefined ? new AgentCardResolver({ ...options.cardCache, headers: options.headers }, this.http) : undefined);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.idleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.extensions = options.extensions ?? [];
+  }
+
+  /** The agent's (public) card, from the cache while it is fresh. */
+  async getAgentCard(options: { signal?: AbortSignal } = {}): Promise<AgentCard> {
+    return this.withControl(options, (control) => this.card(control));
+  }
+
+  /** The interface calls go to, chosen from the card (spec §8.3). */
+  async getInterface(options: { signal?: AbortSignal } = {}): Promise<SelectedInterface> {
+    return (await this.withControl(options, (control) => this.endpoint(control))).selected;
+  }
+
+  /** SendMessage: a Task (`{ task }`) or a direct Message (`{ message }`). Retried only with the same request, hence the same messageId. */
+  async sendMessage(request: SendMessageRequest, options?: A2ACallOptions): Promise<SendMessageResponse> {
+    return (await this.unary('SendMessage', request, options)) as SendMessageResponse;
+  }
+
+  /** SendStreamingMessage: the task's events (or one message) until the server closes the stream. Never retried. */
+  sendStreamingMessage(request: SendMessageRequest, options?: A2AStreamOptions): A2AEventStream {
+    return new A2AEventStream((sink) => this.streamEvents('SendStreamingMessage', request, options ?? {}, sink));
+  }
+
+  async getTask(request: GetTaskRequest, options?: A2ACallOptions): Promise<Task> {
+    return (await this.unary('GetTask', request, options)) as Task;
+  }
+
+  async listTasks(request: ListTasksRequest = {}, options?: A2ACallOptions): Promise<ListTasksResponse> {
+    return (await this.unary('ListTasks', request, options)) as ListTasksResponse;
+  }
+
+  async cancelTask(request: CancelTaskRequest, options?: A2ACallOptions): Promise<Task> {
+    return (await this.unary('CancelTask', request, options)) as Task;
+  }
+
+  /** SubscribeToTask: the Task snapshot first (unless resuming with `lastEventId`), then its events. */
+  subscribeToTask(request: SubscribeToTaskRequest, options?: A2ASubscribeOptions): A2AEventStream {
+    return new A2AEventStream((sink) => this.streamEvents('SubscribeToTask', request, options ?? {}, sink));
+  }
+
+  async createTaskPushNotificationConfig(config: TaskPushNotificationConfig, options?: A2ACallOptions): Promise<TaskPushNotificationConfig> {
+    return (await this.unary('CreateTaskPushNotificationConfig', config, options)) as TaskPushNotificationConfig;
+  }
+
+  async getTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, options?: A2ACallOptions): Promise<TaskPushNotificationConfig> {
+    return (await this.unary('GetTaskPushNotificationConfig', request, options)) as TaskPushNotificationConfig;
+  }
+
+  async listTaskPushNotificationConfigs(request: ListTaskPushNotificationConfigsRequest, options?: A2ACallOptions): Promise<ListTaskPushNotificationConfigsResponse> {
+    return (await this.unary('ListTaskPushNotificationConfigs', request, options)) as ListTaskPushNotificationConfigsResponse;
+  }
+
+  async deleteTaskPushNotificationConfig(request: DeleteTaskPushNotificationConfigRequest, options?: A2ACallOptions): Promise<void> {
+    await this.unary('DeleteTaskPushNotificationConfig', request, options);
+  }
+
+  /** GetExtendedAgentCard: the card for the authenticated caller (needs `capabilities.extendedAgentCard`). */
+  async getExtendedAgentCard(request: GetExtendedAgentCardRequest = {}, options?: A2ACallOptions): Promise<AgentCard> {
+    return (await this.unary('GetExtendedAgentCard', request, options)) as AgentCard;
+  }
+
+  /** Closes the connections this client opened (a dispatcher or resolver it was given stays open). */
+  async close(): Promise<void> {
+    if (this.ownsResolver) await this.resolver?.close();
+    await this.http.close();
+  }
+
+  // ---- internals ----
+
+  private get cardTarget(): string {
+    return this.cardUrl === undefined ? '(Agent Card)' : redactUrl(this.cardUrl);
+  }
+
+  private async withControl<T>(options: { signal?: AbortSignal; timeoutMs?: number }, run: (control: CallControl) => Promise<T>): Promise<T> {
+    const control = new CallControl(options.signal);
+    control.target = this.cardTarget;
+    control.startDeadline(options.timeoutMs ?? this.timeoutMs);
+    try {
+      return await run(control);
+    } catch (error) {
+      throw control.failure(error);
+    } finally {
+      control.dispose();
+    }
+  }
+
+  /** The card: the fixed one (verified once, if asked), or resolved through the cache (cheap while fresh). */
+  private async card(control: CallControl): Promise<AgentCard> {
+    if (this.fixedCard === undefined) {
+      const verify = this.options.verify === undefined ? {} : { verify: this.options.verify };
+      return (await this.resolver!.resolve(this.cardUrl!, { signal: control.signal, ...verify })).card;
+    }
+    if (this.options.verify !== undefined) {
+      this.fixedCardChecked ??= this.resolver!.verifyCard(this.options.card, this.options.verify).then(() => undefined);
+      try {
+        await this.fixedCardChecked;
+      } catch (error) {
+        this.fixedCardChecked = undefined;
+        throw error;
+      }
+    }
+    return this.fixedCard;
+  }
+
+  /** The card and the interface to use, re-selected only when the card changed. */
+  private async endpoint(control: CallControl): Promise<Endpoint> {
+    const card = await this.card(control);
+    const cached = this.endpointCache;
+    if (cached !== undefined && cached.card === card) return cached;
+    const selected = selectInterface(card, {
+      policy: this.http.policy,
+      cardUrl: this.cardUrl === undefined ? undefined : this.cardTarget,
+      ...(this.options.preferredBinding === undefined ? {} : { preferredBinding: this.options.preferredBinding }),
+    });
+    const transport = selected.binding === 'JSONRPC' ? new JsonRpcTransport(this.http, selected.url) : new RestTransport(this.http, selected.url);
+    this.endpointCache = { card, selected, transport };
+    return this.endpointCache;
+  }
+
+  /**
+   * Validates and encodes a request with its schema, and settles its tenant.
+   * @throws InvalidParamsError (nothing is sent)
+   */
+  private prepare<Op extends keyof typeof OPERATIONS>(operation: Op, request: unknown, options: A2ACallOptions, endpoint: Endpoint): PreparedCall<Op> {
+    // as JSON: `undefined` members vanish (the codec would refuse them as "not a string")
+    const json: unknown = request === undefined ? {} : JSON.parse(JSON.stringify(request));
+    if (!isPlainObject(json)) throw InvalidParamsError.field('(request)', 'must be an object');
+    const schema = OPERATIONS[operation].request;
+    const params = encode(schema, decode(schema, json)) as Record<string, unknown>;
+    const requested = typeof json.tenant === 'string' && json.tenant !== '' ? json.tenant : undefined;
+    const tenant = options.tenant ?? requested ?? this.options.tenant ?? endpoint.selected.interface.tenant;
+    delete params.tenant;
+    return { operation, params, tenant: tenant === '' ? undefined : tenant };
+  }
+
+  /** Every request's headers: the caller's, then the service parameters, which cannot be overridden. */
+  private async headersFor(call: PreparedCall<string>, endpoint: Endpoint, options: A2ACallOptions, attempt: number): Promise<Record<string, string>> {
+    const url = endpoint.transport.urlFor(call as PreparedCall<UnaryOperation>).href;
+    const headers = {
+      ...(await resolveHeaders(this.options.headers, { operation: call.operation as UnaryOperation, url, interface: endpoint.selected.interface, attempt })),
+      ...normaliseHeaders(options.headers),
+    };
+    const extensionsKey = EXTENSIONS_HEADER.toLowerCase();
+    const extensions = parseExtensionsHeader([...this.extensions, ...(options.extensions ?? []), ...(headers[extensionsKey] === undefined ? [] : [headers[extensionsKey]])]);
+    delete headers[extensionsKey];
+    if (extensions.length > 0) headers[extensionsKey] = extensions.join(', ');
+    headers[VERSION_HEADER.toLowerCase()] = PROTOCOL_VERSION;
+    return headers;
+  }
+
+  private retryable(operation: string): boolean {
+    return IDEMPOTENT.has(operation) || (operation === 'SendMessage' && this.http.retry?.sendMessage === true);
+  }
+
+  private async unary(operation: UnaryOperation, request: unknown, options: A2ACallOptions = {}): Promise<unknown> {
+    return this.withControl(options, async (control) => {
+      const endpoint = await this.endpoint(control);
+      control.target = redactUrl(endpoint.selected.url);
+      const call = this.prepare(operation, request, options, endpoint);
+      let attempt = 0;
+      const raw = await runResilient({
+        origin: endpoint.selected.url.origin,
+        retryable: this.retryable(operation),
+        control,
+        breakers: this.http.breakers,
+        retry: this.http.retry,
+        attempt: async () => endpoint.transport.unary({ ...call, headers: await this.headersFor(call, endpoint, options, ++attempt), control }),
+      });
+      // Empty: whatever a successful Delete carried (`{}`, `null`, nothing) means the same
+      if (operation === 'DeleteTaskPushNotificationConfig') return undefined;
+      return this.decodeAnswer(OPERATIONS[operation].response, raw, `the ${operation} result`, control.target);
+    });
+  }
+
+  private decodeAnswer(schema: Schema, raw: unknown, what: string, target: string): unknown {
+    try {
+      return decode(schema, raw);
+    } catch (error) {
+      if (!(error instanceof InvalidParamsError)) throw error;
+      const violations = error.fieldViolations.slice(0, 10).map((v) => `${v.field} ${v.description}`).join('; ');
+      throw new InvalidAgentResponseError(`${target}: ${what} is not valid A2A ${PROTOCOL_VERSION} (${violations})`);
+    }
+  }
+
+  private async *streamEvents(
+    operation: StreamingOperation,
+    request: unknown,
+    options: A2ASubscribeOptions,
+    sink: { setLastEventId(id: string): void },
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const control = new CallControl(options.signal);
+    control.target = this.cardTarget;
+    control.startDeadline(options.timeoutMs ?? this.timeoutMs);
+    let opened: OpenedStream | undefined;
+    let completed = false;
+    try {
+      const endpoint = await this.endpoint(control);
+      control.target = redactUrl(endpoint.selected.url);
+      const call = this.prepare(operation, request, options, endpoint);
+      let attempt = 0;
+      opened = await runResilient({
+        origin: endpoint.selected.url.origin,
+        // once events flow nothing is retried; before that, only a subscription is safe to open again
+        retryable: operation === 'SubscribeToTask',
+        control,
+        breakers: this.http.breakers,
+        retry: this.http.retry,
+        attempt: async () =>
+          endpoint.transport.openStream({
+            ...call,
+            headers: await this.headersFor(call, endpoint, options, ++attempt),
+            control,
+            ...(options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId }),
+          }),
+      });
+      // the stream is open: from now on silence, not duration, is what ends it
+      control.clearDeadline();
+      control.touchIdle(options.idleTimeoutMs ?? this.idleTimeoutMs);
+      const { facts } = opened;
+      const messages = readSse(opened.body, { maxEventChars: this.http.maxResponseBytes, onActivity: () => control.touchIdle(), target: facts.target });
+      for await (const message of messages) {
+        const event = this.decodeAnswer(StreamResponseSchema, endpoint.transport.eventPayload(message, facts), 'a stream event', facts.target) as StreamResponse;
+        if (message.id !== undefined && message.id !== '') sink.setLastEventId(message.id);
+        control.pauseIdle();
+        yield event;
+        control.touchIdle();
+      }
+      completed = true;
+    } catch (error) {
+      throw control.failure(error);
+    } finally {
+      control.dispose();
+      if (!completed) opened?.body.destroy();
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What a binding does for the client: carry one operation's ProtoJSON params to the interface and
+ * bring back the raw result (or the raw events of a stream), turning every error answer into its
+ * typed error. Encoding and decoding with the schemas happen in the client, once, for both.
+ *
+ * @internal
+ */
+import type { Readable } from 'node:stream';
+import type { A2AOperation } from '../protocol/operations.js';
+import type { CallControl } from './call-control.js';
+import type { HttpFacts } from './error-mapping.js';
+import type { A2ABinding } from './interface-selection.js';
+import type { SseMessage } from './sse-reader.js';
+
+export type StreamingOperation = 'SendStreamingMessage' | 'SubscribeToTask';
+export type UnaryOperation = Exclude<A2AOperation, StreamingOperation>;
+
+export interface TransportCall<Op extends A2AOperation = A2AOperation> {
+  operation: Op;
+  /** The request as ProtoJSON, tenant not included. */
+  params: Record<string, unknown>;
+  /** The tenant to echo ('' or undefined: none). */
+  tenant: string | undefined;
+  /** Every header to send (service parameters and the caller's), names lower-cased. */
+  headers: Record<string, string>;
+  control: CallControl;
+}
+
+export interface OpenedStream {
+  body: Readable;
+  facts: HttpFacts;
+}
+
+export interface A2ATransport {
+  readonly binding: A2ABinding;
+  readonly url: URL;
+  /** The URL one call goes to (for a headers provider). */
+  urlFor(call: Pick<TransportCall, 'operation' | 'params' | 'tenant'>): URL;
+  /** @returns the raw result (not yet decoded); `undefined` for an empty success */
+  unary(call: TransportCall<UnaryOperation>): Promise<unknown>;
+  /** Opens a stream: resolves once the answer is known to be an event stream. */
+  openStream(call: TransportCall<StreamingOperation> & { lastEventId?: string }): Promise<OpenedStream>;
+  /** One SSE event → the raw StreamResponse; throws the typed error an error event carries. */
+  eventPayload(message: SseMessage, facts: HttpFacts): unknown;
+}
+
+export const SSE_MEDIA_TYPE = 'text/event-stream';
