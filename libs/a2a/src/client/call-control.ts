@@ -75,25 +75,7 @@ export class CallControl {
    * that cannot be interrupted, such as a backoff delay, then finishes unobserved).
    */
   race<T>(promise: Promise<T>): Promise<T> {
-    const signal = this.controller.signal;
-    if (signal.aborted) {
-      promise.catch(() => undefined);
-      return Promise.reject(signal.reason);
-    }
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
+    return raceSignal(promise, this.controller.signal);
   }
 
   abort(reason: unknown): void {
@@ -114,4 +96,27 @@ export class CallControl {
     this.pauseIdle();
     if (this.onCallerAbort) this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
   }
+}
+
+/** Resolves a promise, or rejects as soon as `signal` aborts (the work itself goes on, unobserved). */
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -21,7 +21,7 @@ import { AgentCardSchema } from '../protocol/schemas.js';
 import { VERSION_HEADER } from '../protocol/service-params.js';
 import { PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
 import { A2AHttp, httpOptionProblems, parseJson, type A2AHttpOptions, type HttpResponse } from './a2a-http.js';
-import { CallControl } from './call-control.js';
+import { CallControl, raceSignal } from './call-control.js';
 import { InvalidClientOptionsError } from './client-errors.js';
 import { errorFromRest, errorFromStatus, type HttpFacts } from './error-mapping.js';
 import { resolveHeaders, type A2AHeadersOption } from './headers.js';
@@ -197,25 +197,6 @@ function header(response: HttpResponse, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** Resolves a promise, or rejects as soon as `signal` aborts (the shared work goes on for the others). */
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 const DEFAULT_CARD_TIMEOUT_MS = 10_000;
 const DEFAULT_TTL_MS = 300_000;
