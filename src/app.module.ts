@@ -6,6 +6,7 @@ import { A2AModule, type A2AModuleOptions } from 'nestjs-a2a';
 import { ApiKeyGuard, IS_PUBLIC, parseApiKeys } from './api-key.guard.js';
 import { demoConfig, type DemoConfig } from './demo-config.js';
 import { EchoAgent } from './echo.agent.js';
+import { SupportAgent, demoPeerOptions } from './support.agent.js';
 
 /** DEMO_API_KEYS turns on the demo's ordinary app guard; the module runs it on every A2A route. */
 function guards(config: DemoConfig): Provider[] {
@@ -19,6 +20,23 @@ async function signing(config: DemoConfig): Promise<A2AModuleOptions['signing']>
   if (!config.signCard) return undefined;
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   return { keys: [{ key: privateKey, alg: 'ES256', kid: `demo-${randomUUID().slice(0, 8)}` }] };
+}
+
+/**
+ * Push notifications are on exactly when Redis is (configs and the delivery queue live there).
+ * Notifications are signed with an ES256 key made at start-up (its public key is in the JWKS);
+ * instances of one demo sharing a Redis each have their own key, which the JWKS of each serves.
+ */
+async function push(config: DemoConfig): Promise<A2AModuleOptions['push']> {
+  if (!config.redisUrl) return undefined;
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  return {
+    retrySchedule: config.pushRetrySchedule,
+    // loopback and private webhooks (over http too) only when asked: local tests
+    egress: config.allowPrivateWebhooks ? { allowHttp: true, allowPrivate: true } : {},
+    encryptionKey: config.pushEncryptionKey,
+    signing: { key: privateKey, alg: 'ES256', kid: `demo-push-${randomUUID().slice(0, 8)}` },
+  };
 }
 
 /** The demo app, configured from the environment (README, "The demo agent"). */
@@ -37,7 +55,10 @@ export class AppModule {
             defaultAgent: 'echo',
             allowUnauthenticated: config.allowUnauthenticated,
             signing: await signing(config),
-            redis: config.redisUrl ? { url: config.redisUrl } : undefined,
+            redis: config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisPrefix } : undefined,
+            push: await push(config),
+            // the support agent's peers (DEMO_PEERS; by default this demo's own echo agent)
+            peers: demoPeerOptions(config.peers),
             card: { provider: { organization: 'nestjs-a2a demo', url: 'https://github.com/nestjs-a2a/nestjs-a2a' } },
             // the longest `/task slow` is 120 s; streams: at least 20,000 overall and per caller
             limits: { executorTimeoutMs: 180_000 },
@@ -45,7 +66,7 @@ export class AppModule {
           }),
         }),
       ],
-      providers: [EchoAgent, ...guards(config)],
+      providers: [EchoAgent, SupportAgent, ...guards(config)],
     };
   }
 }

@@ -9,8 +9,40 @@ export interface DemoConfig {
   apiKeys?: string;
   /** DEMO_SIGN_CARD=1: sign the card with a key made at start-up. */
   signCard: boolean;
-  /** REDIS_URL (`redis://127.0.0.1:6379/3`, database included): tasks and event logs in Redis. */
+  /** REDIS_URL (`redis://127.0.0.1:6379/3`, database included): tasks and event logs in Redis, push notifications on. */
   redisUrl?: string;
+  /** A2A_REDIS_PREFIX: the prefix of every Redis key (default `a2a:`), so several demos (or test runs) share one database. */
+  redisPrefix?: string;
+  /** A2A_ALLOW_PRIVATE_WEBHOOKS=1: webhooks may target loopback and private addresses, over http too (local tests only). */
+  allowPrivateWebhooks: boolean;
+  /** A2A_PUSH_RETRY_SCHEDULE: comma-separated delays before each attempt (`0,200ms,1s,2s`). */
+  pushRetrySchedule?: string;
+  /** A2A_PUSH_ENCRYPTION_KEY: 32 bytes as base64 or hex; webhook credentials are then encrypted in Redis. */
+  pushEncryptionKey?: string;
+  /** DEMO_PEERS (`name=url,...`): the peers of the `support` agent; default the demo's own `echo` agent. */
+  peers: DemoPeer[];
+}
+
+/** A peer of the `support` agent. */
+export interface DemoPeer {
+  name: string;
+  url: string;
+}
+
+/**
+ * `research=https://research.example.com,echo=http://127.0.0.1:3000`. An entry without `=` is kept
+ * with an empty URL, so start-up names it rather than skipping it. Unset: the demo's own `echo`.
+ */
+export function parseDemoPeers(value: string | undefined, port: number): DemoPeer[] {
+  if (value === undefined) return [{ name: 'echo', url: `http://127.0.0.1:${port}` }];
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      const eq = entry.indexOf('=');
+      return eq === -1 ? { name: entry, url: '' } : { name: entry.slice(0, eq).trim(), url: entry.slice(eq + 1).trim() };
+    });
 }
 
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
@@ -22,5 +54,10 @@ export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     apiKeys: env.DEMO_API_KEYS || undefined,
     signCard: env.DEMO_SIGN_CARD === '1',
     redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.A2A_REDIS_PREFIX || undefined,
+    allowPrivateWebhooks: env.A2A_ALLOW_PRIVATE_WEBHOOKS === '1',
+    pushRetrySchedule: env.A2A_PUSH_RETRY_SCHEDULE || undefined,
+    pushEncryptionKey: env.A2A_PUSH_ENCRYPTION_KEY || undefined,
+    peers: parseDemoPeers(env.DEMO_PEERS, Number(env.PORT ?? 3000)),
   };
 }

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { AgentCardService, AgentRegistry } from 'nestjs-a2a';
 import { AppModule } from './app.module.js';
 import { demoConfig } from './demo-config.js';
 
@@ -12,7 +13,11 @@ async function bootstrap(): Promise<void> {
   app.enableShutdownHooks();
   const config = demoConfig();
   await app.listen(config.port, config.host);
-  Logger.log(`nestjs-a2a demo listening on ${await app.getUrl()}`, 'Demo');
+  // one line naming every published agent, its card and the security in front of it
+  const cards = app.get(AgentCardService);
+  const agents = app.get(AgentRegistry).all().map((agent) => `${agent.name} ${cards.cardUrl(agent)}`);
+  const security = config.apiKeys ? 'X-API-Key required (DEMO_API_KEYS)' : 'open, every caller shares one subject';
+  Logger.log(`nestjs-a2a demo ready on ${await app.getUrl()}: ${agents.join(', ')}; security: ${security}`, 'Demo');
 }
 
 void bootstrap();

@@ -1,6 +1,7 @@
 /** Boots the demo app (src/) on 127.0.0.1 with an ephemeral port, as `npm start` would. */
 import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import { createServer } from 'node:net';
 import { AppModule } from '../../src/app.module.js';
 
 export interface RunningApp {
@@ -10,11 +11,38 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-/** `env`: the demo's environment variables (DEMO_API_KEYS, ...), as `npm start` would read them. */
+/** A port nothing listens on right now (the kernel's pick). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
+
+/**
+ * `env`: the demo's environment variables (DEMO_API_KEYS, ...), as `npm start` would read them.
+ * Without `PORT`, a free port is picked first and given to the demo as `PORT`, as `npm start`
+ * would: the demo's default peer (its own `echo`, for the `support` agent) is addressed by it.
+ */
 export async function startDemo(env: NodeJS.ProcessEnv = {}, options: NestApplicationOptions = { bodyParser: false, logger: false }): Promise<RunningApp> {
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.fromEnv(env)] }).compile();
-  const app = moduleRef.createNestApplication(options);
-  await app.listen(0, '127.0.0.1');
-  const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-  return { app, url, close: () => app.close() };
+  for (let attempt = 1; ; attempt++) {
+    const port = env.PORT === undefined ? await freePort() : Number(env.PORT);
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule.fromEnv({ ...env, PORT: String(port) })] }).compile();
+    const app = moduleRef.createNestApplication(options);
+    try {
+      await app.listen(port, '127.0.0.1');
+    } catch (error) {
+      await app.close().catch(() => undefined);
+      // another process took the port between the pick and the listen: pick again
+      if (env.PORT === undefined && (error as { code?: unknown }).code === 'EADDRINUSE' && attempt < 5) continue;
+      throw error;
+    }
+    const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
+    return { app, url, close: () => app.close() };
+  }
 }

@@ -25,7 +25,10 @@ import { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
 import { TaskManager } from './tasks/task-manager.js';
 import { TaskStore } from './tasks/task-store.js';
 import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
-import { DisabledPushNotifications, PushNotifications } from './push/push-notifications.js';
+import { PUSH_PROVIDERS } from './a2a-push.providers.js';
+import { PEER_EXPORTS, peerProviders } from './a2a-peer.providers.js';
+import { PushDeliveryEvents } from './push/push-delivery-events.js';
+import { PushDeadLetters } from './push/push-dead-letters.js';
 import { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
 import { connectRedis, type RedisConnection } from './tasks/redis/redis-connection.js';
 import { RedisEventLog } from './tasks/redis/redis-event-log.js';
@@ -71,8 +74,7 @@ const PROVIDERS = [
       ),
     inject: [TaskStore, EventLog, TaskCoordinator, TASK_EVENT_LISTENERS, A2A_OPTIONS],
   },
-  { provide: PushNotifications, useClass: DisabledPushNotifications },
-  { provide: TASK_EVENT_LISTENERS, useValue: [] },
+  ...PUSH_PROVIDERS,
   AgentRegistry,
   AgentCardService,
   PublicUrl,
@@ -119,8 +121,9 @@ export class A2AModule extends ConfigurableA2AModule {
         { provide: A2A_GUARDS, useValue: guards },
         ...PROVIDERS,
         ...(extras.callerResolver ? [{ provide: A2ACallerResolver, useClass: extras.callerResolver }] : []),
+        ...peerProviders(extras),
       ],
-      exports: [TaskManager, TaskStore, EventLog, TaskCoordinator, A2ARequestHandler, AgentCardService, A2A_OPTIONS, A2A_REDIS],
+      exports: [TaskManager, TaskStore, EventLog, TaskCoordinator, A2ARequestHandler, AgentCardService, A2A_OPTIONS, A2A_REDIS, PushDeliveryEvents, PushDeadLetters, ...PEER_EXPORTS],
     };
   }
 }

@@ -45,8 +45,29 @@ export { REDIS_FAIL_FAST_OPTIONS, type RedisTaskBackendOptions } from './tasks/r
 export { RedisTaskStore } from './tasks/redis/redis-task-store.js';
 export { RedisEventLog } from './tasks/redis/redis-event-log.js';
 export { RedisTaskCoordinator, type RedisTaskCoordinatorOptions } from './tasks/redis/redis-task-coordinator.js';
+
+// push notifications: webhook configs in Redis, deliveries through BullMQ, signed with a JWT
+export type { A2APushOptions, A2APushSigningOptions, NotificationSigningAlgorithm } from './push/push-options.js';
+export { RETRY_SCHEDULE_PRESETS, parseDuration, type RetryScheduleInput, type RetrySchedulePreset } from './push/retry-schedule.js';
+export { PushNotifications, DisabledPushNotifications } from './push/push-notifications.js';
+export { PushNotificationService } from './push/push-notification.service.js';
+export { PushConfigStore, type PushConfigPutResult, type StoredPushConfig } from './push/push-config-store.js';
+export { RedisPushConfigStore } from './push/redis-push-config-store.js';
+export { PushDeadLetters, RedisPushDeadLetters, type PushDeadLetter } from './push/push-dead-letters.js';
+export {
+  PushDeliveryEvents,
+  type PushDeliveryCounters,
+  type PushDeliveryEvent,
+  type PushDeliveryEventType,
+  type PushDeliveryListener,
+} from './push/push-delivery-events.js';
+export { NOTIFICATION_SIGNATURE_HEADER } from './push/notification-signer.js';
+export { NOTIFICATION_TOKEN_HEADER } from './push/webhook-delivery.processor.js';
+export { REDACTED_SECRET } from './push/stored-config.js';
+export { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
 export { A2ARequestHandler, type A2ACall, type StreamEvent } from './server/a2a-request-handler.js';
 export { AgentRegistry, type PublishedAgent } from './server/agent-registry.js';
+export { AgentCardService } from './server/agent-card.service.js';
 
 // protocol: the wire model, errors, codec
 export * from './protocol/types.js';
@@ -112,3 +133,43 @@ export { EgressPolicy, type EgressLookup, type EgressPolicyOptions } from './net
 export { EgressError, EgressRefusedError, EgressRequestError, type EgressRefusalReason } from './net/egress-errors.js';
 export { PinnedDispatcher, createPinnedDispatcher, type PinnedDispatcherOptions } from './net/pinned-dispatcher.js';
 export { redactUrl } from './net/redact-url.js';
+
+// peers as tools: PeerToolProvider, credentials by name, approval of every call
+export {
+  BUILT_IN_CREDENTIAL_SCHEMES,
+  type A2ACredentialsOptions,
+  type A2AOutboundOptions,
+  type A2APeerOptions,
+} from './client/peers/peer-options.js';
+export { PeerToolProvider, type PeerDiagnostics, type PeerTool, type PeerToolInvocation } from './client/peers/peer-tool-provider.js';
+export {
+  PEER_TOOL_SEPARATOR,
+  peerToolName,
+  peerToolSpecs,
+  type PeerToolArgs,
+  type PeerToolResult,
+  type PeerToolSpec,
+} from './client/peers/peer-tool-specs.js';
+export {
+  PeerToolError,
+  ToolApprovalDeniedError,
+  ToolInputError,
+  ToolNotGrantedError,
+  ToolTimeoutError,
+  ToolUnavailableError,
+  type PeerToolErrorCode,
+} from './client/peers/peer-tool-errors.js';
+export {
+  A2ACredentialStrategy,
+  ApiKeyCredentialStrategy,
+  BearerCredentialStrategy,
+  CredentialNotFoundError,
+  CredentialResolver,
+  EnvCredentialResolver,
+  credentialEnvName,
+  type CredentialContext,
+  type CredentialRequest,
+  type CredentialStrategy,
+  type PeerScope,
+} from './client/peers/credentials.js';
+export { ApproveAllTools, ToolApproval, type ToolApprovalDecision, type ToolApprovalRequest } from './client/peers/tool-approval.js';

@@ -231,6 +231,7 @@ export async function runResilient<T>(call: ResilientCall<T>): Promise<T> {
     },
   );
   // cockatiel's backoff delay cannot be interrupted: an abort during it is reported at once, and the
-  // attempt that follows the delay sees the aborted call and sends nothing
-  return control.race(policy.execute(once, control.signal));
+  // attempt that follows the delay sees the aborted call and sends nothing; the delay's timer is
+  // unreferenced so that one left behind by an aborted call does not keep the process alive
+  return control.race(policy.dangerouslyUnref().execute(once, control.signal));
 }

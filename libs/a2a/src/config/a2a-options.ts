@@ -4,8 +4,19 @@ import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested
 import type { CanActivate, Type as NestType } from '@nestjs/common';
 import type { CardSigner } from '../protocol/card-signing.js';
 import type { A2ARedisOptions } from '../tasks/redis/redis-connection.js';
+import { DEFAULT_KEY_PREFIX } from '../tasks/redis/redis-keys.js';
+import { resolvePushOptions, type A2APushOptions, type ResolvedPushOptions } from '../push/push-options.js';
 import type { AgentProvider } from '../protocol/types.js';
 import { A2AConfigurationError } from './a2a-configuration.error.js';
+import {
+  resolvePeersOptions,
+  type A2ACredentialsOptions,
+  type A2AOutboundOptions,
+  type A2APeerOptions,
+  type ResolvedPeersOptions,
+} from '../client/peers/peer-options.js';
+import type { CredentialResolver } from '../client/peers/credentials.js';
+import type { ToolApproval } from '../client/peers/tool-approval.js';
 
 /** @publicApi */
 export interface A2ACardOptions {
@@ -72,6 +83,22 @@ export interface A2AModuleOptions {
    */
   redis?: A2ARedisOptions;
   /**
+   * Push notifications: webhook configs in Redis, deliveries through a BullMQ queue on a retry
+   * schedule, every webhook URL checked by an egress (SSRF) policy. Setting it (`{}` for the
+   * defaults) turns push on and the cards say `capabilities.pushNotifications: true`; it requires
+   * `redis`, and the optional peers `bullmq` and `ioredis`.
+   */
+  push?: A2APushOptions;
+  /**
+   * Remote agents whose skills become tools (`PeerToolProvider`): one tool per allowed skill,
+   * named `{peer}__{skill}`. Credentials are named, never given (`credential: 'research-token'`).
+   */
+  peers?: A2APeerOptions[];
+  /** How the default `CredentialResolver` finds a credential's secret (`envPrefix`). */
+  credentials?: A2ACredentialsOptions;
+  /** Network settings of the calls to peers: egress policy, timeouts, card cache, retries, breakers. */
+  outbound?: A2AOutboundOptions;
+  /**
    * Start even when the server listens beyond loopback with no guard in front of the A2A routes.
    * Default false: such a start-up fails, since every caller would share one identity.
    */
@@ -121,6 +148,10 @@ export interface A2AModuleExtras {
   publicRouteMetadata?: A2APublicRouteMetadata | A2APublicRouteMetadata[];
   /** Your own caller resolver (a subclass of `A2ACallerResolver`), replacing the default. */
   callerResolver?: NestType<A2ACallerResolverLike>;
+  /** Your own `CredentialResolver` (e.g. backed by Nest's `ConfigService` or a vault), replacing the environment. */
+  credentialResolver?: NestType<CredentialResolver>;
+  /** Your own `ToolApproval`, asked before every peer tool call; by default every call is approved. */
+  toolApproval?: NestType<ToolApproval>;
 }
 
 /** The shape of a caller resolver (see `A2ACallerResolver`). */
@@ -139,6 +170,10 @@ export interface ResolvedA2AOptions {
   allowUnauthenticated: boolean;
   signing: { keys: CardSigner[] };
   redis?: A2ARedisOptions;
+  /** Set exactly when push notifications are on. */
+  push?: ResolvedPushOptions;
+  /** Peers, credentials and the outbound network settings. */
+  outbound: ResolvedPeersOptions;
   defaultAgent?: string;
   card: Required<Pick<A2ACardOptions, 'version' | 'maxAgeSeconds'>> & Omit<A2ACardOptions, 'version' | 'maxAgeSeconds'>;
   streaming: Required<A2AStreamingOptions>;
@@ -153,7 +188,7 @@ export interface ResolvedA2APaths {
   jwks: string;
 }
 
-const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing'> = {
+const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
   limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
@@ -236,17 +271,31 @@ function pathProblems(paths: A2APathOptions): string[] {
  */
 export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions {
   // signing keys are key objects, not plain data: checked here for shape, and by signing itself at start-up
-  const { signing, redis, ...plain } = options ?? {};
+  const { signing, redis, push, peers, credentials, outbound, ...plain } = options ?? {};
   const problems = flatten(validateSync(plainToInstance(OptionsDto, plain), { forbidUnknownValues: false }));
   if (signing !== undefined && !Array.isArray(signing?.keys)) problems.push('signing.keys: must be an array of { key, alg, kid }');
   if (redis !== undefined && !redis.url && !redis.options && !redis.client) problems.push('redis: give a url, ioredis options or a client');
   if (redis?.leaseMs !== undefined && (!Number.isInteger(redis.leaseMs) || redis.leaseMs < 100)) problems.push('redis.leaseMs: must be an integer of at least 100');
+  if (push !== undefined && redis === undefined) {
+    problems.push('push: needs redis (configs and the delivery queue live in Redis): set redis, or remove push');
+  }
+  // push signing keys are key objects: checked for shape here, by signing once at start-up
+  const resolvedPush = push === undefined ? undefined : resolvePushOptions(push, redis?.keyPrefix ?? DEFAULT_KEY_PREFIX, problems);
+  // one JWKS serves both kinds of keys: a kid must name one key
+  const pushKid = resolvedPush?.signing?.kid;
+  if (pushKid !== undefined && Array.isArray(signing?.keys) && signing.keys.some((k) => (k.kid ?? (k.key as { kid?: unknown })?.kid) === pushKid)) {
+    problems.push(`push.signing.kid: "${pushKid}" is also the kid of a card signing key; the JWKS needs one key per kid`);
+  }
+  // peers, credentials and outbound settings: checked without dialling anything, never quoting a value
+  const resolvedOutbound = resolvePeersOptions({ peers, credentials, outbound }, problems);
   if (problems.length > 0) throw new A2AConfigurationError(problems);
   return {
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     allowUnauthenticated: options.allowUnauthenticated === true,
     signing: { keys: options.signing?.keys ?? [] },
     redis: options.redis,
+    push: resolvedPush,
+    outbound: resolvedOutbound,
     defaultAgent: options.defaultAgent,
     card: { ...DEFAULTS.card, ...options.card },
     streaming: { ...DEFAULTS.streaming, ...options.streaming },

@@ -12,12 +12,16 @@ export interface PushNotifications {
   readonly enabled: boolean;
   /**
    * Checks a config before anything is stored (the egress policy at registration).
+   * @param field where the config's `url` sits in the request, for the error (default `url`)
    * @throws InvalidParamsError naming the reason, the URL's secrets redacted
    */
-  validate(config: TaskPushNotificationConfig): Promise<void>;
-  /** Stores a config of an existing task of `scope` (an id is assigned when it has none). */
+  validate(config: TaskPushNotificationConfig, field?: string): Promise<void>;
+  /**
+   * Stores a config of a task of `scope` (an id is assigned when it has none; an existing config
+   * with the same id is replaced) and answers it as given, with its id.
+   */
   create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig>;
-  /** @throws TaskNotFoundError when there is no such config */
+  /** The config with its secrets redacted. @throws TaskNotFoundError when there is no such config */
   get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig>;
   list(scope: TaskScope, taskId: string, pageSize: number | undefined, pageToken: string | undefined): Promise<ListTaskPushNotificationConfigsResponse>;
   /** Idempotent. */

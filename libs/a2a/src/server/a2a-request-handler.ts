@@ -203,7 +203,7 @@ export class A2ARequestHandler {
       if (!this.push.enabled) {
         throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
       }
-      await this.push.validate(inline);
+      await this.push.validate(inline, 'configuration.taskPushNotificationConfig.url');
     }
     const refused = request.message.parts.find((p) => p.mediaType !== undefined && !acceptsMediaType(call.agent, p.mediaType));
     if (refused) {

@@ -71,13 +71,19 @@ export class AgentCardService {
     return served;
   }
 
-  /** The public keys of the card signatures. */
+  /** The public keys of the card signatures and of the push-notification signing key: one JWKS. */
   jwks(): Promise<JSONWebKeySet> {
-    return publicJwks(this.options.signing.keys);
+    const push = this.options.push?.signing;
+    return publicJwks([...this.options.signing.keys, ...(push ? [{ key: push.key, alg: push.alg, kid: push.kid }] : [])]);
   }
 
   get signed(): boolean {
     return this.options.signing.keys.length > 0;
+  }
+
+  /** There are keys to publish (signed cards, signed notifications). */
+  get servesJwks(): boolean {
+    return this.signed || this.options.push?.signing !== undefined;
   }
 
   /** Signers with `jku` pointing at the served JWKS unless they name their own. */

@@ -43,10 +43,10 @@ export class AgentCardEndpoint {
     }
   }
 
-  /** The public keys of the card signatures (404 when cards are not signed). */
+  /** The public keys of the card and notification signatures (404 when nothing is signed). */
   async jwks(res: Response): Promise<void> {
     try {
-      if (!this.cards.signed) throw new MethodNotFoundError('Agent Cards are not signed here: there is no JWKS');
+      if (!this.cards.servesJwks) throw new MethodNotFoundError('Neither Agent Cards nor push notifications are signed here: there is no JWKS');
       res.set('Cache-Control', `public, max-age=${this.options.card.maxAgeSeconds}`).type('application/json').send(JSON.stringify(await this.cards.jwks()));
     } catch (error) {
       this.fail(res, error);

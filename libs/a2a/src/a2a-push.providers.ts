@@ -1,0 +1,108 @@
+/**
+ * Wiring of push notifications: with `push` in the options, the Redis config store, the BullMQ queue
+ * and worker, the event listener and the service behind the push-config operations; without it, the
+ * service that answers PushNotificationNotSupported and no listener. Nothing else branches on it.
+ */
+import type { Provider } from '@nestjs/common';
+import { A2A_REDIS, A2A_ROUTES } from './a2a.constants.js';
+import type { ResolvedA2AOptions, ResolvedA2APaths } from './config/a2a-options.js';
+import { EgressPolicy } from './net/egress-policy.js';
+import { createPinnedDispatcher } from './net/pinned-dispatcher.js';
+import { NotificationSigner } from './push/notification-signer.js';
+import { PushConfigStore } from './push/push-config-store.js';
+import { PushDeadLetters, RedisPushDeadLetters } from './push/push-dead-letters.js';
+import { PushDeliveryEvents } from './push/push-delivery-events.js';
+import { PushDeliveryQueue } from './push/push-delivery-queue.js';
+import { PushDeliveryLifecycle } from './push/push-delivery.lifecycle.js';
+import { PushNotificationEnqueuer } from './push/push-event-listener.js';
+import { PushNotificationService } from './push/push-notification.service.js';
+import { DisabledPushNotifications, PushNotifications } from './push/push-notifications.js';
+import { configRetentionMs, type ResolvedPushOptions } from './push/push-options.js';
+import { A2A_PUSH_ISSUER, A2A_PUSH_OPTIONS, A2A_PUSH_PROCESSOR, A2A_PUSH_QUEUE, A2A_PUSH_SIGNER } from './push/push.constants.js';
+import { RedisPushConfigStore } from './push/redis-push-config-store.js';
+import { SecretBox } from './push/secret-box.js';
+import { WebhookDeliveryProcessor } from './push/webhook-delivery.processor.js';
+import { A2A_OPTIONS } from './server/a2a-options.provider.js';
+import { PublicUrl } from './server/public-url.js';
+import { TASK_EVENT_LISTENERS } from './tasks/task-events.js';
+import { TaskStore } from './tasks/task-store.js';
+import type { RedisConnection } from './tasks/redis/redis-connection.js';
+
+const keyPrefixOf = (options: ResolvedA2AOptions) => options.redis?.keyPrefix;
+const configTtlOf = (options: ResolvedA2AOptions, push: ResolvedPushOptions) => configRetentionMs(push, options.tasks.retentionMs);
+
+export const PUSH_PROVIDERS: Provider[] = [
+  { provide: A2A_PUSH_OPTIONS, useFactory: (options: ResolvedA2AOptions) => options.push, inject: [A2A_OPTIONS] },
+  {
+    provide: PushConfigStore,
+    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
+      options.push && redis ? new RedisPushConfigStore(redis.client, { keyPrefix: keyPrefixOf(options) }) : undefined,
+    inject: [A2A_OPTIONS, A2A_REDIS],
+  },
+  {
+    provide: PushDeadLetters,
+    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
+      options.push && redis ? new RedisPushDeadLetters(redis.client, { keyPrefix: keyPrefixOf(options), limit: options.push.deadLetterLimit }) : undefined,
+    inject: [A2A_OPTIONS, A2A_REDIS],
+  },
+  PushDeliveryEvents,
+  {
+    provide: A2A_PUSH_SIGNER,
+    useFactory: async (push?: ResolvedPushOptions) => {
+      if (!push?.signing) return undefined;
+      const signer = new NotificationSigner(push.signing);
+      await signer.selfTest(); // a key that cannot sign fails start-up
+      return signer;
+    },
+    inject: [A2A_PUSH_OPTIONS],
+  },
+  {
+    provide: A2A_PUSH_ISSUER,
+    useFactory: (publicUrl: PublicUrl, paths: ResolvedA2APaths) => (agent: string) => publicUrl.of(`${paths.agents}/${agent}/.well-known/agent-card.json`),
+    inject: [PublicUrl, A2A_ROUTES],
+  },
+  {
+    provide: A2A_PUSH_QUEUE,
+    useFactory: (options: ResolvedA2AOptions) => (options.push && options.redis ? PushDeliveryQueue.open(options.redis, options.push) : undefined),
+    inject: [A2A_OPTIONS],
+  },
+  {
+    provide: A2A_PUSH_PROCESSOR,
+    useFactory: (
+      push: ResolvedPushOptions | undefined,
+      configs: PushConfigStore,
+      deadLetters: PushDeadLetters,
+      events: PushDeliveryEvents,
+      signer: NotificationSigner | undefined,
+      issuerOf: (agent: string) => string,
+    ) => {
+      if (!push) return undefined;
+      const policy = new EgressPolicy(push.egress);
+      const dispatcher = createPinnedDispatcher(policy, {
+        connectTimeoutMs: Math.min(10_000, push.attemptTimeoutMs),
+        headersTimeoutMs: push.attemptTimeoutMs,
+        bodyTimeoutMs: push.attemptTimeoutMs,
+      });
+      return new WebhookDeliveryProcessor({ configs, box: new SecretBox(push.encryptionKey), dispatcher, events, deadLetters, options: push, issuerOf, signer });
+    },
+    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER],
+  },
+  {
+    provide: PushNotifications,
+    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, tasks: TaskStore) => {
+      if (!options.push || !configs) return new DisabledPushNotifications();
+      return new PushNotificationService(configs, tasks, new EgressPolicy(options.push.egress), new SecretBox(options.push.encryptionKey), {
+        maxConfigsPerTask: options.push.maxConfigsPerTask,
+        finishedTaskConfigTtlMs: configTtlOf(options, options.push),
+      });
+    },
+    inject: [A2A_OPTIONS, PushConfigStore, TaskStore],
+  },
+  {
+    provide: TASK_EVENT_LISTENERS,
+    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, queue: PushDeliveryQueue | undefined) =>
+      options.push && configs && queue ? [new PushNotificationEnqueuer(configs, queue, options.push, configTtlOf(options, options.push))] : [],
+    inject: [A2A_OPTIONS, PushConfigStore, A2A_PUSH_QUEUE],
+  },
+  PushDeliveryLifecycle,
+];

@@ -1,0 +1,282 @@
+/**
+ * The BullMQ queue of webhook deliveries and its worker. BullMQ and ioredis are optional peers:
+ * they are loaded only when push is on.
+ *
+ * Connections: BullMQ never shares the module's fail-fast command client. The producer (used on the
+ * task write path, from the event listener) has a connection of its own that also fails fast, so a
+ * Redis outage fails the write instead of stalling the task's writer forever; the worker has one with
+ * `maxRetriesPerRequest: null`, as BullMQ's blocking commands need (BullMQ duplicates it for them).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger } from '@nestjs/common';
+import type { Job, Queue, Worker } from 'bullmq';
+import type { Redis, RedisOptions } from 'ioredis';
+import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
+import { redactRedisUrl, type A2ARedisOptions } from '../tasks/redis/redis-connection.js';
+import type { PushJobData, PushJobOutcome } from './push-job.js';
+import type { ResolvedPushOptions } from './push-options.js';
+
+/** The custom backoff's name (the delays come from the schedule and `Retry-After`). */
+const BACKOFF_TYPE = 'a2a-push';
+/** How long finished jobs stay in BullMQ (the dead-letter records are kept apart, see push-dead-letters.ts). */
+const KEEP_COMPLETED = { age: 3600, count: 1000 };
+const KEEP_FAILED = { age: 7 * 24 * 3600, count: 1000 };
+
+/** One job to add. */
+export interface PushJob {
+  /** Also the notification's `webhook-id`. */
+  readonly id: string;
+  readonly data: PushJobData;
+  readonly delayMs: number;
+}
+
+/** What the worker runs: one attempt of one job. */
+export interface PushJobProcessor {
+  process(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome>;
+  /** The delay before the next attempt, after `attemptsMade` attempts failed with `error`. */
+  nextDelay(attemptsMade: number, error: unknown): number;
+}
+
+type BullMQ = typeof import('bullmq');
+type RedisClass = typeof import('ioredis').Redis;
+
+async function loadPeers(): Promise<{ bullmq: BullMQ; Redis: RedisClass }> {
+  const missing: string[] = [];
+  const bullmq = await import('bullmq').catch(() => void missing.push('bullmq'));
+  const ioredis = await import('ioredis').catch(() => void missing.push('ioredis'));
+  if (!bullmq || !ioredis) throw new A2AConfigurationError([`push needs ${missing.join(' and ')}: npm install ${missing.join(' ')}`]);
+  return { bullmq, Redis: ioredis.Redis };
+}
+
+/**
+ * A connection of BullMQ's own, made from the module's redis settings. It reconnects as those say
+ * until `givingUp()`: from then on a connection that lost Redis ends (ioredis emits 'end' and fails
+ * its pending commands) instead of retrying forever, which is what lets BullMQ's close() finish
+ * while Redis is gone. (Calling disconnect() on a reconnecting ioredis client would not: it parks
+ * the client without an 'end', and BullMQ's close() waits for one.) Duplicates inherit this.
+ */
+function connectionFrom(RedisClient: RedisClass, redis: A2ARedisOptions, overrides: RedisOptions, givingUp: () => boolean): Redis {
+  const base = redis.client?.options ?? redis.options;
+  const retry = base?.retryStrategy ?? ((times: number) => Math.min(times * 50, 2000));
+  const settings: RedisOptions = {
+    lazyConnect: true,
+    disconnectTimeout: 200,
+    ...overrides,
+    retryStrategy: (times: number) => (givingUp() ? null : retry(times)),
+    // BullMQ refuses ioredis key prefixes (it has its own `prefix`)
+    keyPrefix: '',
+  };
+  if (redis.client) return redis.client.duplicate(settings);
+  const options = { ...redis.options, ...settings };
+  return redis.url ? new RedisClient(redis.url, options) : new RedisClient(options);
+}
+
+function where(redis: A2ARedisOptions): string {
+  if (redis.url) return redactRedisUrl(redis.url);
+  const options = redis.client?.options ?? redis.options;
+  return `${options?.host ?? '127.0.0.1'}:${options?.port ?? 6379}`;
+}
+
+/** Resolves once every connection has ended (or after `ms`). */
+async function untilEnded(connections: readonly Redis[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (connections.some((c) => c.status !== 'end' && c.status !== 'wait') && Date.now() < deadline) await sleep(20);
+}
+
+function bounded<T>(promise: Promise<T>, ms: number): Promise<{ done: true; value: T } | { done: false }> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.then((value) => ({ done: true as const, value })),
+    new Promise<{ done: false }>((resolve) => (timer = setTimeout(() => resolve({ done: false }), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Should Worker.close() still not finish (a BullMQ that waits on something else), its stalled-job
+ * checker and lock-renewal timers would keep the process alive for up to 30 s after the app closed:
+ * stops them. A no-op if a later BullMQ names them differently.
+ */
+function stopTimers(worker: Worker): void {
+  const internals = worker as unknown as { stalledCheckStopper?: () => void; lockManager?: { close?: () => Promise<void> } };
+  try {
+    internals.stalledCheckStopper?.();
+    void internals.lockManager?.close?.()?.catch(() => undefined);
+  } catch {
+    // best effort: the process ends anyway once these timers fire
+  }
+}
+
+/** @internal */
+export class PushDeliveryQueue {
+  private readonly logger = new Logger('A2A');
+  private worker: Worker<PushJobData, PushJobOutcome> | undefined;
+  private workerConnection: Redis | undefined;
+  private readonly aborter = new AbortController();
+  private lastWorkerError = 0;
+  private inFlight = 0;
+  private readonly workerDuplicates: Redis[] = [];
+  private closed = false;
+
+  private constructor(
+    private readonly peers: { bullmq: BullMQ; Redis: RedisClass },
+    private readonly redis: A2ARedisOptions,
+    private readonly options: ResolvedPushOptions,
+    private readonly producer: Redis,
+    private readonly queue: Queue<PushJobData, PushJobOutcome>,
+    /** Shared with the connections' retry strategies: set at shutdown, they stop reconnecting. */
+    private readonly shutdown: { givingUp: boolean },
+  ) {}
+
+  /**
+   * Connects the producer, or fails start-up at once saying where and why.
+   * @throws A2AConfigurationError
+   */
+  static async open(redis: A2ARedisOptions, options: ResolvedPushOptions): Promise<PushDeliveryQueue> {
+    const peers = await loadPeers();
+    const shutdown = { givingUp: false };
+    const producer = connectionFrom(
+      peers.Redis,
+      redis,
+      { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectTimeout: 5_000, connectionName: 'a2a-push-producer' },
+      () => shutdown.givingUp,
+    );
+    let lastError: NodeJS.ErrnoException | undefined;
+    producer.on('error', (error: NodeJS.ErrnoException) => (lastError = error));
+    try {
+      await producer.connect();
+      await producer.ping();
+    } catch (error) {
+      producer.disconnect();
+      const reason = lastError?.code ?? lastError?.message.split('\n')[0].slice(0, 80) ?? (error as Error)?.message ?? 'error';
+      throw new A2AConfigurationError([`push: Redis at ${where(redis)} is unreachable for the delivery queue (${reason})`]);
+    }
+    const queue = new peers.bullmq.Queue<PushJobData, PushJobOutcome>(options.queueName, { connection: producer, prefix: options.queuePrefix });
+    queue.on('error', () => undefined); // surfaces on add(), which fails the write that triggered it
+    return new PushDeliveryQueue(peers, redis, options, producer, queue, shutdown);
+  }
+
+  /** Adds jobs; a job whose id is already queued is left as it is (BullMQ ids are idempotent). */
+  async add(jobs: readonly PushJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.addBulk(
+      jobs.map((job) => ({
+        name: 'notify',
+        data: job.data,
+        opts: {
+          jobId: job.id,
+          delay: job.delayMs,
+          attempts: this.options.retrySchedule.length,
+          backoff: { type: BACKOFF_TYPE },
+          removeOnComplete: KEEP_COMPLETED,
+          removeOnFail: KEEP_FAILED,
+        },
+      })),
+    );
+  }
+
+  /** Starts the worker (once the app is up). */
+  async startWorker(processor: PushJobProcessor): Promise<void> {
+    if (this.worker || this.closed) return;
+    this.workerConnection = connectionFrom(
+      this.peers.Redis,
+      this.redis,
+      { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined, connectionName: 'a2a-push-worker' },
+      () => this.shutdown.givingUp,
+    );
+    this.workerConnection.on('error', () => undefined); // reported through the worker's 'error' event
+    // BullMQ works on duplicates of this connection (its main and its blocking one): keep hold of
+    // them, so a shutdown with Redis gone can stop their reconnect timers
+    const template = this.workerConnection;
+    const duplicate = template.duplicate.bind(template);
+    template.duplicate = ((override?: Partial<RedisOptions>) => {
+      const copy = duplicate(override);
+      this.workerDuplicates.push(copy);
+      return copy;
+    }) as typeof template.duplicate;
+    const run = async (job: Job<PushJobData, PushJobOutcome>) => {
+      this.inFlight++;
+      try {
+        return await processor.process(job, this.aborter.signal);
+      } finally {
+        this.inFlight--;
+      }
+    };
+    const worker = new this.peers.bullmq.Worker<PushJobData, PushJobOutcome>(this.options.queueName, run, {
+      connection: this.workerConnection,
+      prefix: this.options.queuePrefix,
+      concurrency: this.options.concurrency,
+      autorun: false,
+      // an attempt holds the job's lock for at most its deadline
+      lockDuration: Math.max(30_000, 2 * this.options.attemptTimeoutMs),
+      // a job whose instance died mid-attempt is attempted again (at-least-once), a few times at most
+      maxStalledCount: 3,
+      // after a Redis error the worker waits this long before fetching again; BullMQ's default (15 s)
+      // cannot be cut short by close(), and would hold the process that long after a shutdown
+      runRetryDelay: 1_000,
+      settings: { backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => processor.nextDelay(attemptsMade, error) },
+    });
+    worker.on('error', (error: Error) => {
+      // Redis down: BullMQ reports every reconnect attempt; once a minute is enough
+      if (Date.now() - this.lastWorkerError < 60_000) return;
+      this.lastWorkerError = Date.now();
+      this.logger.warn(`Push delivery worker: ${error.message.split('\n')[0].slice(0, 200)}`);
+    });
+    this.worker = worker;
+    void worker.run().catch((error: unknown) => this.logger.error(`Push delivery worker stopped: ${(error as Error)?.message ?? error}`));
+  }
+
+  /**
+   * Lets the deliveries in flight finish (at most `shutdownTimeoutMs`), then stops the worker. A
+   * delivery still running then is aborted: its job stays in Redis and is attempted again by the next
+   * worker (the same `webhook-id`). Never hangs, Redis or not.
+   */
+  async stopWorker(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    const connections = this.workerDuplicates;
+    const lost = connections.filter((c) => c.status === 'reconnecting' || c.status === 'close');
+    if (lost.length > 0) {
+      // Redis is gone: let BullMQ's connections end before asking it to close. Its close() disconnects
+      // its blocking connection and waits for an 'end' that a reconnecting ioredis client never emits.
+      this.shutdown.givingUp = true;
+      await untilEnded(lost, 3_000);
+    }
+    const closing = worker.close();
+    closing.catch(() => undefined);
+    // with Redis gone and nothing in flight there is nothing to wait for
+    const budget = this.inFlight > 0 || lost.length === 0 ? this.options.shutdownTimeoutMs : 0;
+    if (!(await bounded(closing, budget)).done) {
+      if (this.inFlight > 0) this.logger.warn(`Push delivery worker: ${this.inFlight} deliveries still in flight at shutdown were aborted; they will be attempted again`);
+      this.shutdown.givingUp = true;
+      this.aborter.abort(new Error('shutting down'));
+      for (const connection of connections) if (connection.status === 'ready') connection.disconnect();
+      if (!(await bounded(closing, 2_000)).done) {
+        this.logger.warn('Push delivery worker: BullMQ did not close in time; its timers were stopped');
+        stopTimers(worker);
+      }
+    }
+    await this.quit(this.workerConnection);
+  }
+
+  /** Closes the queue and the producer connection (after the tasks' last events were enqueued). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.stopWorker();
+    this.shutdown.givingUp = true;
+    await bounded(this.queue.close(), 1_000);
+    await this.quit(this.producer);
+  }
+
+  private async quit(connection: Redis | undefined): Promise<void> {
+    if (!connection || connection.status === 'end' || connection.status === 'wait') return;
+    if (connection.status !== 'ready') {
+      // reconnecting: it ends at its next retry now that we give up; disconnect() would park it forever
+      this.shutdown.givingUp = true;
+      return;
+    }
+    const quitting = connection.quit().catch(() => undefined);
+    if (!(await bounded(quitting, 500)).done) connection.disconnect();
+  }
+}

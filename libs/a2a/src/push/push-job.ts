@@ -1,0 +1,28 @@
+/** One delivery job: one event of one task for one of its configs. */
+import type { TaskScope } from '../tasks/task-store.js';
+
+/**
+ * What a job carries: which notification, and its body. Never the config itself: the worker
+ * reads it (URL, credentials) again before every attempt, so a deleted config gets nothing more
+ * and a rotated credential is used at once.
+ */
+export interface PushJobData {
+  readonly scope: TaskScope;
+  readonly taskId: string;
+  readonly seq: number;
+  readonly configId: string;
+  /** The event as a StreamResponse in its HTTP+JSON (ProtoJSON) form, exactly as sent. */
+  readonly body: string;
+}
+
+/** What a job ended with (its BullMQ return value). */
+export type PushJobOutcome = 'delivered' | 'disabled' | 'dropped';
+
+/**
+ * The job id, which is also the notification's `webhook-id`: stable for one (task, event, config),
+ * so enqueueing twice is a no-op and receivers can deduplicate retries. BullMQ refuses most ids
+ * with a colon, hence the dots; the ids are percent-encoded (a config id is chosen by the client).
+ */
+export function webhookIdOf(taskId: string, seq: number, configId: string): string {
+  return `${encodeURIComponent(taskId)}.${seq}.${encodeURIComponent(configId)}`;
+}

@@ -1,0 +1,68 @@
+/**
+ * Push configs in Redis, under the module's key prefix:
+ *
+ * | key | type | holds |
+ * |---|---|---|
+ * | `push:cfg:<sk>:<taskId>` | hash | config id → the config as JSON (secrets sealed when a key is set) |
+ *
+ * `<sk>` is the task's scope key (see redis-keys.ts), so a config of another scope has another key:
+ * Get, List and Delete from another caller find nothing, exactly as for a missing config.
+ */
+import type { Redis } from 'ioredis';
+import { DEFAULT_KEY_PREFIX, RedisKeys } from '../tasks/redis/redis-keys.js';
+import { redisCall } from '../tasks/redis/redis-options.js';
+import { LuaScript } from '../tasks/redis/redis-scripts.js';
+import type { TaskScope } from '../tasks/task-store.js';
+import type { PushConfigPutResult, PushConfigStore, StoredPushConfig } from './push-config-store.js';
+
+/** Store unless the task is full. KEYS: the hash. ARGV: id, json, max. Returns 1 created, 2 replaced, 0 full. */
+const PUT = new LuaScript(`
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  return 2
+end
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1`);
+
+/** @publicApi */
+export class RedisPushConfigStore implements PushConfigStore {
+  private readonly keys: RedisKeys;
+
+  /** `redis`: the module's command client (fail-fast); never closed here. */
+  constructor(
+    private readonly redis: Redis,
+    options: { keyPrefix?: string } = {},
+  ) {
+    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+  }
+
+  async put(scope: TaskScope, config: StoredPushConfig, maxPerTask: number): Promise<PushConfigPutResult> {
+    const result = Number(await redisCall(() => PUT.run(this.redis, [this.key(scope, config.taskId)], [config.id, JSON.stringify(config), maxPerTask])));
+    return result === 1 ? 'created' : result === 2 ? 'replaced' : 'full';
+  }
+
+  async get(scope: TaskScope, taskId: string, id: string): Promise<StoredPushConfig | undefined> {
+    const json = await redisCall(() => this.redis.hget(this.key(scope, taskId), id));
+    return json === null ? undefined : (JSON.parse(json) as StoredPushConfig);
+  }
+
+  async list(scope: TaskScope, taskId: string): Promise<StoredPushConfig[]> {
+    const all = await redisCall(() => this.redis.hgetall(this.key(scope, taskId)));
+    return Object.keys(all)
+      .sort()
+      .map((id) => JSON.parse(all[id]) as StoredPushConfig);
+  }
+
+  async delete(scope: TaskScope, taskId: string, id: string): Promise<boolean> {
+    return (await redisCall(() => this.redis.hdel(this.key(scope, taskId), id))) > 0;
+  }
+
+  async expire(scope: TaskScope, taskId: string, ttlMs: number): Promise<void> {
+    await redisCall(() => this.redis.pexpire(this.key(scope, taskId), Math.max(1, Math.round(ttlMs))));
+  }
+
+  private key(scope: TaskScope, taskId: string): string {
+    return `${this.keys.prefix}push:cfg:${this.keys.scope(scope)}:${taskId}`;
+  }
+}

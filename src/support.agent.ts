@@ -1,0 +1,90 @@
+/**
+ * The demo's second agent, `support`: delegates to its peers' tools deterministically (no model),
+ * so tests and interop clients can drive the outbound side (see README, "The demo agent").
+ *
+ * `/delegate <peer>__<skill> <text>` runs that tool as a step of a task and answers with the
+ * peer's reply as an artifact; anything else gets a Message listing the tools it can use.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  A2AAgent,
+  A2AError,
+  PeerToolError,
+  PeerToolProvider,
+  type A2APeerOptions,
+  type AgentExecutor,
+  type Part,
+  type PeerTool,
+  type TaskContext,
+} from 'nestjs-a2a';
+import type { DemoPeer } from './demo-config.js';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * The demo's peers as module options: optional (the default peer is the demo itself, not yet
+ * listening while the app starts), and plain `http` allowed for peers on this machine only.
+ */
+export function demoPeerOptions(peers: readonly DemoPeer[]): A2APeerOptions[] {
+  return peers.map(({ name, url }) => {
+    let host = '';
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      // left to the module's checks, which name the problem
+    }
+    const local = LOOPBACK_HOSTS.has(host) || host.startsWith('127.');
+    return { name, url, optional: true, ...(local ? { egress: { allowHttp: true, allowHosts: [host.replace(/^\[|\]$/g, '')] } } : {}) };
+  });
+}
+
+@A2AAgent({
+  name: 'support',
+  description: "Delegates to its peer agents' skills: /delegate <peer>__<skill> <text>.",
+  skills: [
+    {
+      id: 'delegate',
+      name: 'Delegate',
+      description: "Calls a peer agent's skill as a tool (/delegate <peer>__<skill> <text>) and answers with the peer's reply; any other text lists the tools.",
+      tags: ['delegate', 'demo'],
+      examples: ['/delegate echo__echo hello', 'which tools?'],
+    },
+  ],
+})
+@Injectable()
+export class SupportAgent implements AgentExecutor {
+  constructor(@Inject(PeerToolProvider) private readonly peers: PeerToolProvider) {}
+
+  async execute(ctx: TaskContext): Promise<void> {
+    const match = /^\/delegate\s+(\S+)\s?([\s\S]*)$/.exec(ctx.text.trim());
+    const tools = await this.peers.tools(ctx.caller);
+    const tool = match ? tools.find((t) => t.name === match[1]) : undefined;
+    if (!match || !tool) {
+      const unknown = match ? `No tool is named ${match[1]}. ` : '';
+      return ctx.reply(`${unknown}${listing(tools)}`);
+    }
+    let reply;
+    try {
+      reply = await ctx.runTool(tool, { text: match[2] });
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      // the peer's failure is the task's outcome, told plainly (messages are already redacted)
+      if (error instanceof PeerToolError) return ctx.fail(`${error.code}${error.retriable ? ' (retriable)' : ''}: ${error.message}`);
+      if (error instanceof A2AError) return ctx.fail(`${tool.name}: the peer answered ${error.name}: ${error.message}`);
+      throw error;
+    }
+    const parts: Part[] = [{ text: reply.text }, ...reply.data.map((data) => ({ data }))];
+    await ctx.addArtifact({
+      name: tool.name,
+      parts,
+      // the peer's words, passed on: whoever reads them should know where they come from
+      metadata: { peer: reply.peer, skill: reply.skill, untrusted: true, ...(reply.state === undefined ? {} : { peerState: reply.state }) },
+    });
+    return ctx.complete();
+  }
+}
+
+function listing(tools: readonly PeerTool[]): string {
+  if (tools.length === 0) return 'No peer tools are available right now.';
+  return `Tools I can use (/delegate <tool> <text>): ${tools.map((t) => t.name).join(', ')}`;
+}

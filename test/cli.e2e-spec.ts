@@ -1,0 +1,169 @@
+/**
+ * The command-line client (`nestjs-a2a <command>`) against the demo on 127.0.0.1: every command,
+ * readable and `--json` output, exit codes. Most cases call its entry point in-process; one runs
+ * the built binary, as `npx nestjs-a2a` would.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { runCli } from '../libs/a2a/src/cli/cli.js';
+import { startDemo, type RunningApp } from './support/demo-app.js';
+
+const LOCAL = ['--allow-http', '--allow-private'];
+
+let demo: RunningApp;
+beforeAll(async () => {
+  demo = await startDemo({ DEMO_API_KEYS: 'alice:cli-key-1' });
+});
+afterAll(() => demo.close());
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  lines: string[];
+}
+
+async function cli(args: string[], env: NodeJS.ProcessEnv = { CLI_E2E_KEY: 'cli-key-1' }): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env });
+  return { code, stdout, stderr, lines: stdout.split('\n').filter((l) => l !== '') };
+}
+
+/** Authenticated against the demo's guard, from the environment. */
+const AUTH = [...LOCAL, '--api-key-env', 'CLI_E2E_KEY'];
+
+describe('nestjs-a2a (in-process)', () => {
+  it('card: readable, and --json', async () => {
+    const readable = await cli(['card', demo.url, ...LOCAL]);
+    expect(readable.code).toBe(0);
+    expect(readable.lines[0]).toBe('echo  (version 1.0.0)');
+    expect(readable.stdout).toContain(`  JSONRPC    1.0  ${demo.url}/a2a/jsonrpc`);
+    expect(readable.stdout).toContain('security: apiKey: API key in header "X-API-Key"');
+    expect(readable.stdout).toMatch(/skills:\n {2}echo {2}Echo: Answers with the text/);
+
+    const json = await cli(['card', `${demo.url}/agents/support/.well-known/agent-card.json`, ...LOCAL, '--json']);
+    expect(json.code).toBe(0);
+    expect(json.lines).toHaveLength(1);
+    expect(JSON.parse(json.lines[0])).toMatchObject({ name: 'support', skills: [{ id: 'delegate' }] });
+  });
+
+  it('send: a message, a task, over either binding; --json prints the response', async () => {
+    expect((await cli(['send', demo.url, 'hello', 'there', ...AUTH])).stdout).toBe('agent: echo: hello there\n');
+    const task = await cli(['send', demo.url, '/task hi', ...AUTH, '--binding', 'rest']);
+    expect(task.code).toBe(0);
+    expect(task.lines[0]).toMatch(/^task \S+ {2}COMPLETED {2}\(context \S+\)$/);
+    expect(task.lines[1]).toBe('  artifact "echo": echo: hi');
+    const json = await cli(['send', demo.url, '/task hi', ...AUTH, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' }, artifacts: [{ parts: [{ text: 'echo: hi' }] }] } });
+  });
+
+  it('stream: every event as it arrives, with its id; --json one line per event', async () => {
+    const readable = await cli(['stream', demo.url, '/task streamed', ...AUTH]);
+    expect(readable.code).toBe(0);
+    expect(readable.lines.map((l) => l.replace(/ {2}\S+$/, (m) => (l.startsWith('#1 ') ? '  <id>' : m)))).toEqual([
+      '#1 task      SUBMITTED  <id>',
+      '#2 status    WORKING',
+      '#3 artifact  echo: streamed',
+      '#4 status    COMPLETED',
+    ]);
+    const json = await cli(['stream', demo.url, '/task streamed', ...AUTH, '--json', '--binding', 'rest']);
+    const events = json.lines.map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.id, Object.keys(e).find((k) => k !== 'id')])).toEqual([
+      ['1', 'task'],
+      ['2', 'statusUpdate'],
+      ['3', 'artifactUpdate'],
+      ['4', 'statusUpdate'],
+    ]);
+  });
+
+  it('get, list, cancel, subscribe', async () => {
+    const started = JSON.parse((await cli(['send', demo.url, '/task slow 400 later', ...AUTH, '--return-immediately', '--json'])).stdout).task;
+
+    const subscribed = await cli(['subscribe', demo.url, started.id, ...AUTH]);
+    expect(subscribed.code).toBe(0);
+    expect(subscribed.lines[0]).toMatch(/^(#\d+ )?task {6}(SUBMITTED|WORKING) {2}/);
+    expect(subscribed.lines[subscribed.lines.length - 1]).toMatch(/status {4}COMPLETED$/);
+    const resumed = await cli(['subscribe', demo.url, started.id, ...AUTH, '--last-event-id', '2', '--json']);
+    expect(resumed.lines.map((l) => JSON.parse(l).id)).toEqual(['3', '4']);
+
+    const got = await cli(['get', demo.url, started.id, ...AUTH, '--history', '0']);
+    expect(got.lines).toEqual([`task ${started.id}  COMPLETED  (context ${started.contextId})`, '  artifact "echo": echo: later']);
+
+    const listed = await cli(['list', demo.url, ...AUTH, '--context', started.contextId]);
+    expect(listed.lines).toEqual([expect.stringMatching(new RegExp(`^${started.id} {2}COMPLETED {2}\\S+ {2}context ${started.contextId}$`)), '(1 of 1 tasks)']);
+    const listedJson = await cli(['list', demo.url, ...AUTH, '--status', 'completed', '--page-size', '1', '--json']);
+    expect(JSON.parse(listedJson.stdout)).toMatchObject({ pageSize: 1, tasks: [{ status: { state: 'TASK_STATE_COMPLETED' } }] });
+
+    const running = JSON.parse((await cli(['send', demo.url, '/task slow 5000 x', ...AUTH, '--return-immediately', '--json'])).stdout).task;
+    const canceled = await cli(['cancel', demo.url, running.id, ...AUTH]);
+    expect(canceled.lines[0]).toBe(`task ${running.id}  CANCELED  (context ${running.contextId})`);
+  });
+
+  it('tools: what PeerToolProvider would expose', async () => {
+    const readable = await cli(['tools', demo.url, ...LOCAL]);
+    expect(readable.code).toBe(0);
+    expect(readable.lines[0]).toBe('echo__echo');
+    expect(readable.lines[1]).toMatch(/^ {2}Echo: Answers with the text it was sent/);
+    expect(readable.lines[2]).toBe('  input: text (string, required), contextId (string), taskId (string), data (object)');
+    const json = await cli(['tools', `${demo.url}/agents/support`, ...LOCAL, '--json', '--name', 'helpdesk']);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { name: 'helpdesk__delegate', description: expect.stringMatching(/^Delegate: /), inputSchema: expect.objectContaining({ required: ['text'] }), peer: 'helpdesk', skill: 'delegate' },
+    ]);
+    expect(JSON.parse((await cli(['tools', demo.url, ...LOCAL, '--json', '--allow', 'nothing*'])).stdout)).toEqual([]);
+  });
+
+  it('errors: exit 1 with the class and message; --json on stderr; secrets never on the command line (exit 2)', async () => {
+    const unauthenticated = await cli(['send', demo.url, 'hi', ...LOCAL]);
+    expect(unauthenticated.code).toBe(1);
+    expect(unauthenticated.stderr).toMatch(/^UnauthenticatedError: /);
+    const notFound = await cli(['get', demo.url, 'no-such-task', ...AUTH, '--json']);
+    expect(notFound.code).toBe(1);
+    expect(JSON.parse(notFound.stderr)).toEqual({ error: { name: 'TaskNotFoundError', message: expect.any(String) } });
+    expect(notFound.stdout).toBe('');
+
+    const refused = await cli(['card', demo.url]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^EgressRefusedError: egress refused for http:\/\/127\.0\.0\.1:\d+\/: scheme "http:" is not allowed/);
+    expect(refused.stderr).toContain('--allow-http');
+
+    const down = await cli(['card', 'http://127.0.0.1:1/?token=SECRET-zz', ...LOCAL]);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('token=REDACTED');
+    expect(down.stderr).not.toContain('SECRET-zz');
+
+    for (const args of [
+      [],
+      ['frobnicate', demo.url],
+      ['send', demo.url],
+      ['get', demo.url],
+      ['card', 'not-a-url'],
+      ['card', demo.url, '--nope'],
+      ['send', demo.url, 'hi', '--header', 'Authorization: Bearer abc'],
+      ['send', demo.url, 'hi', '--bearer-env', 'CLI_E2E_UNSET'],
+      ['send', demo.url, 'hi', '--binding', 'grpc'],
+      ['list', demo.url, '--status', 'sleeping'],
+    ]) {
+      const run = await cli(args);
+      expect([args, run.code]).toEqual([args, 2]);
+      expect(run.stdout).toBe('');
+    }
+    expect((await cli(['send', demo.url, 'hi', '--header', 'Authorization: Bearer abc'])).stderr).toMatch(/secrets do not go on the command line/);
+    expect((await cli(['--help'])).stdout).toMatch(/^Usage: nestjs-a2a <command> \[options\]/);
+  });
+});
+
+describe('nestjs-a2a (the built binary)', () => {
+  it('runs as `node libs/a2a/dist/cli/main.js`, with the exit code of the call', async () => {
+    const run = promisify(execFile);
+    await run('npx', ['tsc', '-p', 'libs/a2a/tsconfig.lib.json'], { cwd: process.cwd() });
+    const { stdout } = await run(process.execPath, ['libs/a2a/dist/cli/main.js', 'send', demo.url, 'hello', ...AUTH], { env: { ...process.env, CLI_E2E_KEY: 'cli-key-1' } });
+    expect(stdout).toBe('agent: echo: hello\n');
+    const failed = await run(process.execPath, ['libs/a2a/dist/cli/main.js', 'get', demo.url, 'nope', ...AUTH], { env: { ...process.env, CLI_E2E_KEY: 'cli-key-1' } }).then(
+      () => undefined,
+      (error: { code?: number; stderr?: string }) => error,
+    );
+    expect(failed).toMatchObject({ code: 1, stderr: expect.stringMatching(/^TaskNotFoundError: /) });
+  }, 120_000);
+});

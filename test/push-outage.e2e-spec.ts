@@ -1,0 +1,120 @@
+/**
+ * Push with Redis lost, on a redis-server of this test's own (a free port on 127.0.0.1; the
+ * machine's Redis is never touched): close() never hangs, whether the worker is idle or has
+ * retries waiting, and a delivery that was waiting survives a Redis restart with persistence.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { A2AModule, PushDeliveryEvents } from 'nestjs-a2a';
+import { startWebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
+import { EchoAgent } from '../src/echo.agent.js';
+import { startApp } from './support/custom-app.js';
+import type { RunningApp } from './support/demo-app.js';
+import { restClient, userMessage } from './support/wire-client.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A redis-server of our own, with an append-only file in `dir`; stopped only through this handle. */
+async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], {
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const probe = createServer().listen(port, '127.0.0.1');
+      probe.on('listening', () => probe.close(() => resolve(false)));
+      probe.on('error', () => resolve(true));
+    });
+    if (up) return child;
+    await sleep(50);
+  }
+  throw new Error('redis-server did not start');
+}
+
+async function stopRedis(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+const servers: ChildProcess[] = [];
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map(stopRedis));
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const app = (port: number, schedule = '0,50ms') =>
+  startApp(
+    A2AModule.forRoot({
+      redis: { url: `redis://127.0.0.1:${port}/0` },
+      defaultAgent: 'echo',
+      push: { retrySchedule: schedule, jitter: 0, attemptTimeoutMs: 1000, egress: { allowHttp: true, allowHosts: ['127.0.0.1'] } },
+    }),
+    [EchoAgent],
+  );
+
+describe('push and Redis outages', () => {
+  it('closes without hanging once Redis is gone, with retries waiting in the queue', async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-push-outage-'));
+    dirs.push(dir);
+    const redis = await startRedis(port, dir);
+    servers.push(redis);
+    const receiver = await startWebhookReceiver(() => ({ status: 500 }));
+    let running: RunningApp | undefined = await app(port, '0,10s');
+    try {
+      const rest = restClient(`${running.url}/a2a/rest`);
+      await rest.call('SendMessage', { message: userMessage('/task x'), configuration: { taskPushNotificationConfig: { url: receiver.url() } } });
+      await receiver.waitFor((r) => r.length >= 4);
+      await stopRedis(redis);
+      await sleep(200);
+      const t0 = Date.now();
+      await running.close();
+      running = undefined;
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      await running?.close();
+      await receiver.close();
+    }
+  });
+
+  it('delivers after Redis comes back: the waiting retries were kept', async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-push-outage-'));
+    dirs.push(dir);
+    let redis = await startRedis(port, dir);
+    servers.push(redis);
+    const receiver = await startWebhookReceiver((_r, nth) => (nth === 0 ? { status: 500 } : {}));
+    const running = await app(port, '0,2s');
+    try {
+      const delivered: string[] = [];
+      running.app.get(PushDeliveryEvents).on('delivered', (e) => delivered.push(e.webhookId));
+      const rest = restClient(`${running.url}/a2a/rest`);
+      await rest.call('SendMessage', { message: userMessage('/task x'), configuration: { taskPushNotificationConfig: { url: receiver.url() } } });
+      await receiver.waitFor((r) => r.length >= 4); // the first attempts failed; the retries wait 2 s
+      await stopRedis(redis);
+      await sleep(500);
+      redis = await startRedis(port, dir); // the append-only file brings the delayed jobs back
+      servers.push(redis);
+      await receiver.waitFor((r) => r.length >= 8, 15_000);
+      for (let i = 0; i < 50 && delivered.length < 4; i++) await sleep(100);
+      expect(new Set(delivered).size).toBe(4);
+    } finally {
+      await running.close();
+      await receiver.close();
+    }
+  });
+});
