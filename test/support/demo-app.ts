@@ -1,8 +1,8 @@
 /** Boots the demo app (src/) on 127.0.0.1 with an ephemeral port, as `npm start` would. */
 import type { INestApplication, NestApplicationOptions } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { createServer } from 'node:net';
 import { AppModule } from '../../src/app.module.js';
+import { freePort } from './ports.js';
 
 export interface RunningApp {
   app: INestApplication;
@@ -12,17 +12,6 @@ export interface RunningApp {
 }
 
 /** A port nothing listens on right now (the kernel's pick). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return address.port;
-}
 
 /**
  * `env`: the demo's environment variables (DEMO_API_KEYS, ...), as `npm start` would read them.
