@@ -56,6 +56,14 @@ describe('two instances, one Redis', () => {
     expect(ids).toEqual([...new Set(ids)].sort((x, y) => x - y));
     const listed = (await rpcB.call('ListTasks', {})).result.tasks.map((t: Json) => t.id);
     expect(listed).toContain(task.id);
+    // the claim went with the task's writes: taken by the first, dropped by the terminal one
+    const client = await connectClient();
+    try {
+      expect(await client.exists(`${prefix}lease:${task.id}`)).toBe(0);
+      expect(await client.hexists(`${prefix}claims`, task.id)).toBe(0);
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('streams SendStreamingMessage on A and replays the same log on B', async () => {

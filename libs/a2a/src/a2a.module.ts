@@ -48,9 +48,12 @@ const PROVIDERS = [
   },
   {
     provide: TaskStore,
-    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
-      redis ? new RedisTaskStore(redis.client, redisBackend(options)) : new InMemoryTaskStore(retentionOf(options)),
-    inject: [A2A_OPTIONS, A2A_REDIS],
+    // on Redis the store's commits also take and drop the coordinator's claims
+    useFactory: (options: ResolvedA2AOptions, coordinator: TaskCoordinator, redis?: RedisConnection) =>
+      redis && coordinator instanceof RedisTaskCoordinator
+        ? new RedisTaskStore(redis.client, redisBackend(options), coordinator.claimer)
+        : new InMemoryTaskStore(retentionOf(options)),
+    inject: [A2A_OPTIONS, TaskCoordinator, A2A_REDIS],
   },
   {
     provide: EventLog,

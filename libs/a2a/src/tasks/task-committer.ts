@@ -7,10 +7,16 @@ import type { StoredTask, TaskScope, TaskStore } from './task-store.js';
 export interface TaskCommitter {
   /**
    * Appends `events` (in order) after `current.seq` (0 for a new task) and saves `next`, the
-   * task they fold into, as the snapshot.
+   * task they fold into, as the snapshot. With `claims` (see below) and `takeClaim`, the same
+   * write takes this instance's claim on the task; a write that ends the task drops it.
    * @throws ConcurrentTaskUpdateError when another writer got there first (nothing is written)
    */
-  commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task): Promise<StoredTask>;
+  commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim?: boolean): Promise<StoredTask>;
+  /**
+   * The committer takes and drops claims inside its writes (one round trip less each way). Then
+   * a new task's claim travels with its first write and a finished task's claim goes with its last.
+   */
+  readonly claims?: boolean;
 }
 
 /**

@@ -10,6 +10,10 @@ export interface TaskCoordinator {
   claim(taskId: string, scope: TaskScope): Promise<boolean>;
   /** Gives a claim of this instance up. */
   release(taskId: string): Promise<void>;
+  /** A claim this instance took through a committer's write (see TaskCommitter.claims): keep it alive. */
+  adopt(taskId: string, scope: TaskScope): void;
+  /** A claim this instance's committer already dropped (with the task's terminal write). */
+  forget(taskId: string): void;
   /** Does a live instance hold a claim on `taskId`? */
   isClaimed(taskId: string): Promise<boolean>;
   /** Asks the holder of `taskId`'s claim, wherever it runs, to cancel it. */
@@ -36,6 +40,14 @@ export class LocalTaskCoordinator implements TaskCoordinator {
   }
 
   async release(taskId: string): Promise<void> {
+    this.claims.delete(taskId);
+  }
+
+  adopt(taskId: string): void {
+    this.claims.add(taskId);
+  }
+
+  forget(taskId: string): void {
     this.claims.delete(taskId);
   }
 

@@ -158,8 +158,10 @@ export class TaskManager {
       await this.executions.get(prior.task.id)?.whenInterruptedDone();
     }
     const taskId = prior?.task.id ?? this.newId();
-    const claim = this.coordinator.claim(taskId, params.scope);
-    // a new id cannot be claimed by anyone else: its claim travels with the first write instead of before it
+    // a new id cannot be claimed by anyone else: its claim goes with the first write (inside it,
+    // when the committer can) instead of before it
+    const inlineClaim = !prior && this.committer.claims === true;
+    const claim = inlineClaim ? Promise.resolve(true) : this.coordinator.claim(taskId, params.scope);
     if (prior && (this.executions.has(taskId) || !(await claim))) {
       throw new UnsupportedOperationError(`Task ${taskId} is still working on the previous message`, { taskId });
     }
@@ -172,10 +174,12 @@ export class TaskManager {
       }
     }
     const contextId = prior?.task.contextId ?? message.contextId ?? this.newId();
-    const execution = new Execution(this, params, taskId, contextId, prior, prior ? undefined : claim);
+    const execution = new Execution(this, params, taskId, contextId, prior, prior ? undefined : claim, inlineClaim);
     this.executions.set(taskId, execution);
     void execution.run().finally(() => {
       this.executions.delete(taskId);
+      // a committer that takes claims dropped this one with the task's terminal write
+      if (this.committer.claims && execution.endedInStore) return this.coordinator.forget(taskId);
       return this.coordinator.release(taskId).catch(() => undefined);
     });
     return execution;
@@ -275,9 +279,10 @@ export class TaskManager {
   }
 
   /** Appends one event and saves the snapshot it folds into. @internal */
-  async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[]): Promise<StoredTask> {
+  async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], takeClaim = false): Promise<StoredTask> {
     const next = events.reduce<Task | undefined>((task, event) => applyEvent(task, event), current?.task)!;
-    const stored = await this.committer.commit(scope, current, events, next);
+    const stored = await this.committer.commit(scope, current, events, next, takeClaim);
+    if (takeClaim) this.coordinator.adopt(stored.task.id, scope);
     const first = stored.seq - events.length + 1;
     for (const [i, event] of events.entries()) {
       for (const listener of this.listeners) await listener.onAppended(scope, stored.task.id, first + i, event);
@@ -337,10 +342,18 @@ class Execution implements Turn, TurnSink {
     private readonly prior: StoredTask | undefined,
     /** The claim of a new task, still on its way. */
     private readonly pendingClaim?: Promise<boolean>,
+    /** The task's first write takes the claim (the committer can). */
+    private readonly claimInFirstWrite = false,
   ) {
     this.scope = params.scope;
     this.stored = prior;
     pendingClaim?.catch(() => undefined); // its failure is reported by open()
+  }
+
+  /** The turn ended the task, and that write is stored. */
+  get endedInStore(): boolean {
+    const state = this.stored?.task.status.state;
+    return this.commitFailure === undefined && state !== undefined && isTerminalState(state);
   }
 
   /** After a failed commit the predicted snapshot is not what was stored: the caller reads the store. */
@@ -513,7 +526,7 @@ class Execution implements Turn, TurnSink {
     const batch = this.batch;
     if (!batch) return;
     this.batch = undefined;
-    const written = this.manager.write(this.scope, batch.base, batch.events);
+    const written = this.manager.write(this.scope, batch.base, batch.events, this.claimInFirstWrite && batch.base === undefined);
     written.then(batch.done.resolve, batch.done.reject);
     this.lastCommit = written.catch((error: unknown) => {
       this.commitFailure ??= error;

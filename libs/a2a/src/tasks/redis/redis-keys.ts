@@ -73,6 +73,16 @@ export class RedisKeys {
     return `${this.prefix}log:${taskId}`;
   }
 
+  /** The claim (lease) of a running turn: the holding instance's id, with a TTL. */
+  lease(taskId: string): string {
+    return `${this.prefix}lease:${taskId}`;
+  }
+
+  /** taskId → scope JSON of every claim taken: what the orphan sweep walks. */
+  claims(): string {
+    return `${this.prefix}claims`;
+  }
+
   scope(scope: TaskScope): string {
     return `${encodePart(scope.agent)}.${encodePart(scope.tenant)}.${encodePart(scope.subject)}`;
   }

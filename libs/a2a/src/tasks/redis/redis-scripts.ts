@@ -137,23 +137,36 @@ return save_snapshot(KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), A
 
 /**
  * Commits events: appends them to the task's log and saves the snapshot they fold into, in one
- * atomic step, so the snapshot never lags the log and a stale writer changes nothing.
- * KEYS[1] the task hash, KEYS[2] the log, KEYS[3..] the indexes of the new snapshot.
+ * atomic step, so the snapshot never lags the log and a stale writer changes nothing. With an
+ * instance id, the same step takes that instance's claim (lease + claims entry) when asked, and
+ * drops it when the task ends.
+ * KEYS[1] the task hash, KEYS[2] the log, KEYS[3] the lease, KEYS[4] the claims hash, KEYS[5..]
+ * the indexes of the new snapshot.
  * ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, expectedSeq, timeKey,
- * terminal (1/0), ttlMs, eventJson1, eventJson2, ….
+ * terminal (1/0), ttlMs, instanceId ('' for none), leaseMs, takeClaim (1/0), eventJson1, ….
  * Returns [version, seq of the last event]; [0, 0] when the snapshot refused, [-1, -1] when the log refused.
  */
 export const COMMIT_EVENTS = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}${APPEND}
-${indexKeys(3)}
+${indexKeys(5)}
 local current = redis.call('HMGET', KEYS[1], 'version', 'sk')
 if current[1] and (tonumber(current[1]) ~= tonumber(ARGV[3]) or current[2] ~= ARGV[4]) then return { 0, 0 } end
 local seq = tonumber(ARGV[7])
-for i = 11, #ARGV do
+for i = 14, #ARGV do
   -- only the last event can end the task: the log's expiry goes with it
   seq = append_event(KEYS[2], seq, ARGV[i], i == #ARGV and ARGV[9] or '0', ARGV[10])
   if seq < 0 then return { -1, -1 } end
 end
 local version = save_snapshot(KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[9], ARGV[10])
+local instance = ARGV[11]
+if instance ~= '' then
+  if ARGV[13] == '1' and redis.call('SET', KEYS[3], instance, 'PX', ARGV[12], 'NX') then
+    redis.call('HSET', KEYS[4], ARGV[2], ARGV[5])
+  end
+  if ARGV[9] == '1' and redis.call('GET', KEYS[3]) == instance then
+    redis.call('DEL', KEYS[3])
+    redis.call('HDEL', KEYS[4], ARGV[2])
+  end
+end
 return { version, seq }
 `);
 

@@ -9,7 +9,7 @@ import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { TaskCoordinator } from '../task-coordinator.js';
 import type { TaskScope } from '../task-store.js';
-import { DEFAULT_KEY_PREFIX } from './redis-keys.js';
+import { DEFAULT_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { redisCall } from './redis-options.js';
 import { LuaScript } from './redis-scripts.js';
 
@@ -58,6 +58,7 @@ return false`);
 export class RedisTaskCoordinator implements TaskCoordinator {
   private readonly logger = new Logger('A2A');
   private readonly prefix: string;
+  private readonly keys: RedisKeys;
   private readonly leaseMs: number;
   private readonly instanceId: string;
   private readonly held = new Set<string>();
@@ -73,6 +74,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     options: RedisTaskCoordinatorOptions = {},
   ) {
     this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.keys = new RedisKeys(this.prefix);
     this.leaseMs = options.leaseMs ?? 10_000;
     this.instanceId = options.instanceId ?? randomUUID();
     // pub/sub takes a connection of its own; one per instance, whatever the number of tasks
@@ -89,14 +91,27 @@ export class RedisTaskCoordinator implements TaskCoordinator {
   }
 
   async claim(taskId: string, scope: TaskScope): Promise<boolean> {
-    const won = await redisCall(() => CLAIM.run(this.redis, [this.lease(taskId), this.key('claims')], [this.instanceId, this.leaseMs, taskId, JSON.stringify(scope)]));
+    const won = await redisCall(() => CLAIM.run(this.redis, [this.lease(taskId), this.keys.claims()], [this.instanceId, this.leaseMs, taskId, JSON.stringify(scope)]));
     if (won === 1) this.held.add(taskId);
     return won === 1;
   }
 
   async release(taskId: string): Promise<void> {
     this.held.delete(taskId);
-    await redisCall(() => RELEASE.run(this.redis, [this.lease(taskId), this.key('claims')], [this.instanceId, taskId]));
+    await redisCall(() => RELEASE.run(this.redis, [this.lease(taskId), this.keys.claims()], [this.instanceId, taskId]));
+  }
+
+  adopt(taskId: string): void {
+    this.held.add(taskId);
+  }
+
+  forget(taskId: string): void {
+    this.held.delete(taskId);
+  }
+
+  /** The claim settings a committer needs to take and drop claims of this instance in its own writes. */
+  get claimer(): { readonly instanceId: string; readonly leaseMs: number } {
+    return { instanceId: this.instanceId, leaseMs: this.leaseMs };
   }
 
   async isClaimed(taskId: string): Promise<boolean> {
@@ -141,10 +156,10 @@ export class RedisTaskCoordinator implements TaskCoordinator {
 
   private async sweep(): Promise<void> {
     try {
-      const claimed = await this.redis.hkeys(this.key('claims'));
+      const claimed = await this.redis.hkeys(this.keys.claims());
       for (const taskId of claimed) {
         if (this.held.has(taskId)) continue;
-        const scope = (await TAKE_ORPHAN.run(this.redis, [this.lease(taskId), this.key('claims')], [taskId])) as string | null;
+        const scope = (await TAKE_ORPHAN.run(this.redis, [this.lease(taskId), this.keys.claims()], [taskId])) as string | null;
         if (scope) this.orphanListeners.forEach((listener) => listener(taskId, JSON.parse(scope) as TaskScope));
       }
     } catch {
@@ -153,7 +168,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
   }
 
   private lease(taskId: string): string {
-    return this.key(`lease:${taskId}`);
+    return this.keys.lease(taskId);
   }
 
   private key(name: string): string {

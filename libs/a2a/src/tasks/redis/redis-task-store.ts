@@ -32,9 +32,16 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
   private closed = false;
   private sweepFailing = false;
 
+  /** Set when commits take and drop this instance's claims (the RedisTaskCoordinator's). */
+  get claims(): boolean {
+    return this.claimer !== undefined;
+  }
+
   constructor(
     private readonly redis: Redis,
     options: RedisTaskBackendOptions,
+    /** The coordinator's claim settings (`RedisTaskCoordinator.claimer`), on the same key prefix. */
+    private readonly claimer?: { readonly instanceId: string; readonly leaseMs: number },
   ) {
     assertRedisBackendUsable(redis, options);
     this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
@@ -61,11 +68,16 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
    * Appends the events to the task's log (the RedisEventLog's stream, same prefix) and saves the
    * snapshot in one atomic script: one round trip per batch, and the snapshot never lags the log.
    */
-  async commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task): Promise<StoredTask> {
+  async commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim = false): Promise<StoredTask> {
     const { keys, args } = this.snapshotArgs(scope, next, current?.version ?? 0);
     args[6] = current?.seq ?? 0;
+    const claim = [this.claimer?.instanceId ?? '', this.claimer?.leaseMs ?? 0, takeClaim ? '1' : '0'];
     const reply = (await redisCall(() =>
-      COMMIT_EVENTS.run(this.redis, [keys.task, this.keys.log(next.id), ...keys.indexes], [...args, ...events.map((e) => JSON.stringify(e))]),
+      COMMIT_EVENTS.run(
+        this.redis,
+        [keys.task, this.keys.log(next.id), this.keys.lease(next.id), this.keys.claims(), ...keys.indexes],
+        [...args, ...claim, ...events.map((e) => JSON.stringify(e))],
+      ),
     )) as [number, number];
     const [version, seq] = reply.map(Number);
     if (version <= 0) throw new ConcurrentTaskUpdateError(next.id);
