@@ -12,7 +12,7 @@ import { Logger } from '@nestjs/common';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
-import { redactRedisUrl, type A2ARedisOptions } from '../tasks/redis/redis-connection.js';
+import { connectOrExplain, redisLocation, type A2ARedisOptions } from '../tasks/redis/redis-connection.js';
 import type { PushJobData, PushJobOutcome } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
 
@@ -69,12 +69,6 @@ function connectionFrom(RedisClient: RedisClass, redis: A2ARedisOptions, overrid
   if (redis.client) return redis.client.duplicate(settings);
   const options = { ...redis.options, ...settings };
   return redis.url ? new RedisClient(redis.url, options) : new RedisClient(options);
-}
-
-function where(redis: A2ARedisOptions): string {
-  if (redis.url) return redactRedisUrl(redis.url);
-  const options = redis.client?.options ?? redis.options;
-  return `${options?.host ?? '127.0.0.1'}:${options?.port ?? 6379}`;
 }
 
 /** Resolves once every connection has ended (or after `ms`). */
@@ -140,16 +134,7 @@ export class PushDeliveryQueue {
       { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 5_000, connectTimeout: 5_000, connectionName: 'a2a-push-producer' },
       () => shutdown.givingUp,
     );
-    let lastError: NodeJS.ErrnoException | undefined;
-    producer.on('error', (error: NodeJS.ErrnoException) => (lastError = error));
-    try {
-      await producer.connect();
-      await producer.ping();
-    } catch (error) {
-      producer.disconnect();
-      const reason = lastError?.code ?? lastError?.message.split('\n')[0].slice(0, 80) ?? (error as Error)?.message ?? 'error';
-      throw new A2AConfigurationError([`push: Redis at ${where(redis)} is unreachable for the delivery queue (${reason})`]);
-    }
+    await connectOrExplain(producer, (reason) => `push: Redis at ${redisLocation(redis)} is unreachable for the delivery queue (${reason})`);
     const queue = new peers.bullmq.Queue<PushJobData, PushJobOutcome>(options.queueName, { connection: producer, prefix: options.queuePrefix });
     queue.on('error', () => undefined); // surfaces on add(), which fails the write that triggered it
     return new PushDeliveryQueue(peers, redis, options, producer, queue, shutdown);

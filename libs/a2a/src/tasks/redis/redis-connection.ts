@@ -49,10 +49,26 @@ export async function connectRedis(options: A2ARedisOptions): Promise<RedisConne
   } catch {
     throw new A2AConfigurationError(['redis is configured but ioredis is not installed: npm install ioredis']);
   }
-  const where = options.url ? redactRedisUrl(options.url) : `${options.options?.host ?? '127.0.0.1'}:${options.options?.port ?? 6379}`;
   const settings: RedisOptions = { ...options.options, ...REDIS_FAIL_FAST_OPTIONS, lazyConnect: true, connectionName: options.options?.connectionName ?? 'a2a', disconnectTimeout: 200 };
   const client = options.url ? new Redis(options.url, settings) : new Redis(settings);
-  // errors surface on the commands that hit them; the client reconnects by itself when Redis comes back
+  await connectOrExplain(client, (reason) => `Redis at ${redisLocation(options)} is unreachable (${reason}): start it, or fix the redis options`);
+  return { client, owned: true };
+}
+
+/** Where the options point, fit for a message: the redacted URL, or host:port. */
+export function redisLocation(options: A2ARedisOptions): string {
+  if (options.url) return redactRedisUrl(options.url);
+  const settings = options.client?.options ?? options.options;
+  return `${settings?.host ?? '127.0.0.1'}:${settings?.port ?? 6379}`;
+}
+
+/**
+ * Connects a lazy client and pings it; when that fails, disconnects it and throws
+ * `unreachable(reason)` (ECONNREFUSED, ENOTFOUND, NOAUTH…; never the password) as a configuration error.
+ * Later errors surface on the commands that hit them; the client reconnects by itself when Redis comes back.
+ * @throws A2AConfigurationError
+ */
+export async function connectOrExplain(client: Redis, unreachable: (reason: string) => string): Promise<void> {
   let lastError: NodeJS.ErrnoException | undefined;
   client.on('error', (error: NodeJS.ErrnoException) => (lastError = error));
   try {
@@ -60,9 +76,8 @@ export async function connectRedis(options: A2ARedisOptions): Promise<RedisConne
     await client.ping();
   } catch (error) {
     client.disconnect();
-    // the connection error itself (ECONNREFUSED, ENOTFOUND, NOAUTH…) came as an 'error' event
+    // the connection error itself came as an 'error' event
     const reason = lastError?.code ?? lastError?.message.split('\n')[0].slice(0, 80) ?? (error as Error)?.message ?? 'error';
-    throw new A2AConfigurationError([`Redis at ${where} is unreachable (${reason}): start it, or fix the redis options`]);
+    throw new A2AConfigurationError([unreachable(reason)]);
   }
-  return { client, owned: true };
 }
