@@ -12,6 +12,7 @@
 import { redactUrl } from '../net/redact-url.js';
 import { decode, encode, type Schema } from '../protocol/codec.js';
 import { InvalidAgentResponseError, InvalidParamsError } from '../protocol/errors.js';
+import { isPlainObject } from '../protocol/json-value.js';
 import { OPERATIONS } from '../protocol/operations.js';
 import { StreamResponseSchema } from '../protocol/schemas.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, parseExtensionsHeader } from '../protocol/service-params.js';
@@ -130,10 +131,6 @@ const IDEMPOTENT = new Set<string>([
   'DeleteTaskPushNotificationConfig',
   'GetExtendedAgentCard',
 ]);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function checkTimeout(name: string, value: number | undefined, problems: string[]): void {
   if (value !== undefined && !(Number.isFinite(value) && value > 0)) problems.push(`${name} must be a positive number of milliseconds (got ${String(value)})`);

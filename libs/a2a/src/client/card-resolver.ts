@@ -17,6 +17,7 @@ import { redactUrl } from '../net/redact-url.js';
 import { CardSignatureError, verifyAgentCard, type CardKeySource, type VerifiedCardSignature } from '../protocol/card-verification.js';
 import { decode } from '../protocol/codec.js';
 import { InvalidAgentResponseError, InvalidParamsError } from '../protocol/errors.js';
+import { isPlainObject } from '../protocol/json-value.js';
 import { AgentCardSchema } from '../protocol/schemas.js';
 import { VERSION_HEADER } from '../protocol/service-params.js';
 import { PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
@@ -102,10 +103,6 @@ interface CacheEntry {
 interface JwksEntry {
   readonly jwks: JSONWebKeySet;
   readonly expiresAt: number;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -28,6 +28,7 @@ import {
   type FieldViolation,
 } from '../protocol/errors.js';
 import { redactUrl } from '../net/redact-url.js';
+import { isPlainObject } from '../protocol/json-value.js';
 import { A2AHttpError, UnknownA2AError, grpcStatusOfHttp, isGrpcStatus } from './client-errors.js';
 
 /** What the HTTP exchange said besides the body. */
@@ -91,10 +92,6 @@ const BY_HTTP_STATUS = new Map<number, ErrorClass>([
   [500, InternalError],
   [503, UnavailableError],
 ]);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const MAX_MESSAGE = 2000;
 

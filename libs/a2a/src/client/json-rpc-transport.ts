@@ -4,6 +4,7 @@
  * whose every `data:` is a JSON-RPC response carrying a StreamResponse (or an error).
  */
 import { InvalidAgentResponseError } from '../protocol/errors.js';
+import { isPlainObject } from '../protocol/json-value.js';
 import { A2AHttp, mediaTypeOf, parseJson, type HttpResponse } from './a2a-http.js';
 import type { CallControl } from './call-control.js';
 import { errorFromJsonRpc, errorFromStatus, type HttpFacts } from './error-mapping.js';
@@ -12,10 +13,6 @@ import type { SseMessage } from './sse-reader.js';
 import { SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** @internal */
 export class JsonRpcTransport implements A2ATransport {

@@ -8,6 +8,7 @@
  */
 import { InvalidAgentResponseError, InvalidParamsError, TaskNotFoundError } from '../protocol/errors.js';
 import { A2A_JSON, JSON_MEDIA_TYPE } from '../protocol/json-body.js';
+import { isPlainObject } from '../protocol/json-value.js';
 import { OPERATIONS } from '../protocol/operations.js';
 import { REST_ROUTES, type RestRoute } from '../protocol/rest-routes.js';
 import { A2AHttp, mediaTypeOf, parseJson, type HttpResponse } from './a2a-http.js';
@@ -18,10 +19,6 @@ import type { SseMessage } from './sse-reader.js';
 import { SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
 
 const JSON_ACCEPT = `${A2A_JSON}, ${JSON_MEDIA_TYPE}`;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A query value as §11.5 wants it: strings as they are, booleans and numbers as text, lists repeated. */
 function queryValues(value: unknown): string[] {

@@ -13,15 +13,12 @@
  */
 import canonicalize from 'canonicalize';
 import { decode, encode } from './codec.js';
+import { isPlainObject } from './json-value.js';
 import { AgentCardSchema } from './schemas.js';
 import type { AgentCard } from './types.js';
 
 /** Which derivation of the payload a signature was checked against. */
 export type CardPayloadForm = 'spec' | 'sdk' | 'raw';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The card as ProtoJSON with the §8.4.1 presence rules, `signatures` left out.

@@ -11,6 +11,7 @@ import { serializeAgentCard } from './agent-card.js';
 import { canonicalCardPayload, emptyValuePaths, normalizedCardJson, sdkCardPayload } from './card-payload.js';
 import { decode } from './codec.js';
 import { InvalidParamsError } from './errors.js';
+import { isPlainObject } from './json-value.js';
 import { AgentCardSchema } from './schemas.js';
 import type { AgentCard, AgentCardSignature, JsonObject } from './types.js';
 
@@ -68,10 +69,6 @@ const PUBLIC_MEMBERS: Readonly<Record<string, readonly string[]>> = {
   RSA: ['kty', 'n', 'e'],
   OKP: ['kty', 'crv', 'x'],
 };
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A plain JWK (not a CryptoKey, KeyObject or bytes). @internal */
 export function isJwk(key: unknown): key is jose.JWK {

@@ -13,6 +13,7 @@ import { SDK_FORM_HEADER } from './card-signing.js';
 import { canonicalCardPayload, normalizedCardJson, sdkCardPayload, type CardPayloadForm } from './card-payload.js';
 import { isJwk, isKeyInstance, publicJwkMembers } from './card-signing.js';
 import { InvalidParamsError } from './errors.js';
+import { isPlainObject } from './json-value.js';
 
 /** The decoded protected header of a card signature. @publicApi */
 export type CardSignatureHeader = jose.ProtectedHeaderParameters;
@@ -81,10 +82,6 @@ export class CardSignatureError extends Error {
     super(message, options);
     this.name = 'CardSignatureError';
   }
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const ALL_FORMS: readonly CardPayloadForm[] = ['spec', 'sdk', 'raw'];

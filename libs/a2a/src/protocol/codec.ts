@@ -10,6 +10,7 @@
  * are left out; keys that are not in the schema never reach the wire.
  */
 import { InvalidParamsError, type FieldViolation } from './errors.js';
+import { isPlainObject } from './json-value.js';
 
 export type ScalarType = 'string' | 'bool' | 'int32' | 'bytes' | 'timestamp' | 'struct' | 'value';
 export type FieldType =
@@ -62,10 +63,6 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?
 /** snake_case → lowerCamelCase (`context_id` → `contextId`). */
 function camel(key: string): string {
   return key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function join(path: string, key: string): string {

@@ -3,6 +3,7 @@
  * tenant-prefixed forms, and the matching of a request onto one operation's params.
  */
 import { InvalidParamsError, MethodNotAllowedError, MethodNotFoundError } from './errors.js';
+import { isPlainObject } from './json-value.js';
 import { OPERATIONS, type A2AOperation } from './operations.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -101,7 +102,7 @@ export function matchRestRoute(method: string, path: string): RestMatch {
  * query fields, then path fields, the path winning (as in HTTP/JSON transcoding).
  */
 export function restParams(match: RestMatch, query: Record<string, unknown>, body: unknown): Record<string, unknown> {
-  const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+  const isObject = isPlainObject(body);
   if (match.route.body === '*' && body !== undefined && !isObject) throw InvalidParamsError.field('(body)', 'must be a JSON object');
   const fromBody = match.route.body === '*' && isObject ? body : {};
   return { ...fromBody, ...queryFields(match.route.operation, query), ...match.pathParams };

@@ -3,6 +3,7 @@ import { types } from 'node:util';
 import type * as jose from 'jose';
 import { EgressPolicy, type EgressPolicyOptions } from '../net/egress-policy.js';
 import { InvalidEgressPolicyError } from '../net/egress-errors.js';
+import { isPlainObject } from '../protocol/json-value.js';
 import { parseRetrySchedule, type RetryScheduleInput } from './retry-schedule.js';
 import { parseEncryptionKey } from './secret-box.js';
 
@@ -102,10 +103,6 @@ export interface ResolvedPushSigning {
 
 const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): boolean =>
   typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function resolveSigning(signing: A2APushSigningOptions, problems: string[]): ResolvedPushSigning | undefined {
   const before = problems.length;

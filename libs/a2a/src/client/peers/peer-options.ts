@@ -6,6 +6,7 @@
  */
 import { EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
 import { EgressRefusedError, type EgressRefusalReason } from '../../net/egress-errors.js';
+import { isPlainObject } from '../../protocol/json-value.js';
 import { CLIENT_BINDINGS, type A2ABinding } from '../interface-selection.js';
 import type { A2ACircuitBreakerOptions, A2ARetryOptions } from '../resilience.js';
 
@@ -159,10 +160,6 @@ const RESERVED_HEADERS = new Set(['a2a-version', 'a2a-extensions', 'content-type
 
 export const DEFAULT_PEER_TIMEOUT_MS = 60_000;
 export const DEFAULT_API_KEY_HEADER = 'X-API-Key';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Does a credential "name" look like a secret pasted in its place? A long run of mixed letters
