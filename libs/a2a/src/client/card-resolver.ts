@@ -24,7 +24,7 @@ import { PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protoc
 import { A2AHttp, httpOptionProblems, parseJson, type A2AHttpOptions, type HttpResponse } from './a2a-http.js';
 import { CallControl, raceSignal } from './call-control.js';
 import { InvalidClientOptionsError } from './client-errors.js';
-import { errorFromRest, errorFromStatus, type HttpFacts } from './error-mapping.js';
+import { errorFromAnswer, factsOf } from './error-mapping.js';
 import { resolveHeaders, type A2AHeadersOption } from './headers.js';
 import { runResilient } from './resilience.js';
 
@@ -367,7 +367,7 @@ export class AgentCardResolver {
             return { response };
           }
           const body = await this.http.readBody(response, control);
-          if (response.statusCode < 200 || response.statusCode >= 300) throw this.answerError(response, body, operation);
+          if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromAnswer(body, factsOf(response), operation === 'AgentCard' ? 'answered the Agent Card request with' : 'answered the JWKS request with');
           return { response, body };
         },
       });
@@ -376,17 +376,6 @@ export class AgentCardResolver {
     } finally {
       control.dispose();
     }
-  }
-
-  private answerError(response: HttpResponse, body: Buffer, operation: 'AgentCard' | 'Jwks'): Error {
-    const facts: HttpFacts = { statusCode: response.statusCode, headers: response.headers, target: response.target };
-    let json: unknown;
-    try {
-      json = body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return errorFromRest(json, facts) ?? errorFromStatus(facts, operation === 'AgentCard' ? 'answered the Agent Card request with' : 'answered the JWKS request with');
   }
 
   /**

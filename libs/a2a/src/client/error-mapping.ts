@@ -240,6 +240,25 @@ export function errorFromStatus(facts: HttpFacts, what = 'answered'): Error {
   return remember(new A2AHttpError(statusCode, target, `${target}: ${what} HTTP ${statusCode} without an A2A error`), facts);
 }
 
+/**
+ * An error answer's body (REST error JSON, or anything else) → its typed error: the A2A error it
+ * carries, or else one from its HTTP status (`what` as in errorFromStatus).
+ */
+export function errorFromAnswer(body: Buffer, facts: HttpFacts, what?: string): Error {
+  let json: unknown;
+  try {
+    json = body.length > 0 ? JSON.parse(body.toString('utf8')) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return errorFromRest(json, facts) ?? errorFromStatus(facts, what);
+}
+
+/** The facts of an HTTP answer, without its body. */
+export function factsOf(response: { statusCode: number; headers: IncomingHttpHeaders; target: string }): HttpFacts {
+  return { statusCode: response.statusCode, headers: response.headers, target: response.target };
+}
+
 /** Marks an error that came from an answer with its facts (for the retry and breaker policies). */
 export function withFacts<E extends Error>(error: E, facts: HttpFacts): E {
   return remember(error, facts);

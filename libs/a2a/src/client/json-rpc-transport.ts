@@ -4,15 +4,14 @@
  * whose every `data:` is a JSON-RPC response carrying a StreamResponse (or an error).
  */
 import { InvalidAgentResponseError } from '../protocol/errors.js';
+import { JSON_MEDIA_TYPE } from '../protocol/json-body.js';
 import { isPlainObject } from '../protocol/json-value.js';
-import { A2AHttp, mediaTypeOf, parseJson, type HttpResponse } from './a2a-http.js';
+import { A2AHttp, parseJson, type HttpResponse } from './a2a-http.js';
 import type { CallControl } from './call-control.js';
-import { errorFromJsonRpc, errorFromStatus, type HttpFacts } from './error-mapping.js';
+import { errorFromJsonRpc, errorFromStatus, factsOf, type HttpFacts } from './error-mapping.js';
 import type { A2ABinding } from './interface-selection.js';
 import type { SseMessage } from './sse-reader.js';
-import { SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
-
-const JSON_MEDIA_TYPE = 'application/json';
+import { eventStreamOf, parseEventData, SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
 
 /** @internal */
 export class JsonRpcTransport implements A2ATransport {
@@ -51,8 +50,8 @@ export class JsonRpcTransport implements A2ATransport {
   async openStream(call: TransportCall<StreamingOperation> & { lastEventId?: string }): Promise<OpenedStream> {
     const { text } = this.body(call);
     const response = await this.send(call, text, `${SSE_MEDIA_TYPE}, ${JSON_MEDIA_TYPE}`, call.lastEventId === undefined ? {} : { 'last-event-id': call.lastEventId });
-    const facts: HttpFacts = { statusCode: response.statusCode, headers: response.headers, target: response.target };
-    if (response.statusCode >= 200 && response.statusCode < 300 && mediaTypeOf(response.headers) === SSE_MEDIA_TYPE) return { body: response.body, facts };
+    const opened = eventStreamOf(response);
+    if (opened) return opened;
     // an error before the stream started comes as an ordinary JSON-RPC answer
     const envelope = await this.readEnvelope(response, call.control);
     throw new InvalidAgentResponseError(
@@ -61,12 +60,7 @@ export class JsonRpcTransport implements A2ATransport {
   }
 
   eventPayload(message: SseMessage, facts: HttpFacts): unknown {
-    let data: unknown;
-    try {
-      data = JSON.parse(message.data);
-    } catch {
-      throw new InvalidAgentResponseError(`${facts.target}: a stream event is not valid JSON`);
-    }
+    const data = parseEventData(message, facts);
     if (!isPlainObject(data)) throw new InvalidAgentResponseError(`${facts.target}: a stream event is not a JSON-RPC response`);
     if (data.error !== undefined && data.error !== null) throw errorFromJsonRpc(data.error, facts);
     if (!('result' in data)) throw new InvalidAgentResponseError(`${facts.target}: a stream event has neither result nor error`);
@@ -75,7 +69,7 @@ export class JsonRpcTransport implements A2ATransport {
 
   /** The parsed body; an error answer (JSON-RPC error or HTTP failure) is thrown as its typed error. */
   private async readEnvelope(response: HttpResponse, control: CallControl): Promise<Record<string, unknown>> {
-    const facts: HttpFacts = { statusCode: response.statusCode, headers: response.headers, target: response.target };
+    const facts = factsOf(response);
     const bytes = await this.http.readBody(response, control);
     let json: unknown;
     try {

@@ -13,10 +13,10 @@ import { OPERATIONS } from '../protocol/operations.js';
 import { REST_ROUTES, type RestRoute } from '../protocol/rest-routes.js';
 import { A2AHttp, mediaTypeOf, parseJson, type HttpResponse } from './a2a-http.js';
 import { A2AHttpError } from './client-errors.js';
-import { errorFacts, errorFromRest, errorFromStatus, type HttpFacts } from './error-mapping.js';
+import { errorFacts, errorFromAnswer, errorFromRest, factsOf, type HttpFacts } from './error-mapping.js';
 import type { A2ABinding } from './interface-selection.js';
 import type { SseMessage } from './sse-reader.js';
-import { SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
+import { eventStreamOf, parseEventData, SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
 
 const JSON_ACCEPT = `${A2A_JSON}, ${JSON_MEDIA_TYPE}`;
 
@@ -94,9 +94,8 @@ export class RestTransport implements A2ATransport {
 
   async unary(call: TransportCall<UnaryOperation>): Promise<unknown> {
     const response = await this.send(this.route(call.operation), call, JSON_ACCEPT);
-    const facts: HttpFacts = { statusCode: response.statusCode, headers: response.headers, target: response.target };
     const bytes = await this.http.readBody(response, call.control);
-    if (response.statusCode < 200 || response.statusCode >= 300) throw this.answerError(bytes, facts);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromAnswer(bytes, factsOf(response));
     // any 2xx, with or without a body (a2a-js answers Delete with 204)
     return parseJson(bytes, response.target);
   }
@@ -117,34 +116,19 @@ export class RestTransport implements A2ATransport {
 
   private async open(route: RestRoute, call: TransportCall, accept: string, extra: Record<string, string>): Promise<OpenedStream> {
     const response = await this.send(route, call, accept, extra);
-    const facts: HttpFacts = { statusCode: response.statusCode, headers: response.headers, target: response.target };
-    if (response.statusCode >= 200 && response.statusCode < 300 && mediaTypeOf(response.headers) === SSE_MEDIA_TYPE) return { body: response.body, facts };
+    const opened = eventStreamOf(response);
+    if (opened) return opened;
     const bytes = await this.http.readBody(response, call.control);
-    if (response.statusCode < 200 || response.statusCode >= 300) throw this.answerError(bytes, facts);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromAnswer(bytes, factsOf(response));
     throw new InvalidAgentResponseError(`${response.target}: ${call.operation} was answered with ${mediaTypeOf(response.headers) || 'a body'} instead of an event stream`);
   }
 
   eventPayload(message: SseMessage, facts: HttpFacts): unknown {
-    let data: unknown;
-    try {
-      data = JSON.parse(message.data);
-    } catch {
-      throw new InvalidAgentResponseError(`${facts.target}: a stream event is not valid JSON`);
-    }
+    const data = parseEventData(message, facts);
     // a peer may send either signal of a mid-stream error, or both (digest §2.5)
     if (message.event === 'error' || (isPlainObject(data) && data.error !== undefined && data.error !== null)) {
       throw errorFromRest(isPlainObject(data) && isPlainObject(data.error) ? data : { error: {} }, facts) ?? new InvalidAgentResponseError(`${facts.target}: an error event without an error`);
     }
     return data;
-  }
-
-  private answerError(bytes: Buffer, facts: HttpFacts): Error {
-    let json: unknown;
-    try {
-      json = parseJson(bytes, facts.target);
-    } catch {
-      json = undefined;
-    }
-    return errorFromRest(json, facts) ?? errorFromStatus(facts);
   }
 }

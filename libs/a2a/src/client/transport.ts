@@ -6,9 +6,11 @@
  * @internal
  */
 import type { Readable } from 'node:stream';
+import { InvalidAgentResponseError } from '../protocol/errors.js';
 import type { A2AOperation } from '../protocol/operations.js';
+import { mediaTypeOf, type HttpResponse } from './a2a-http.js';
 import type { CallControl } from './call-control.js';
-import type { HttpFacts } from './error-mapping.js';
+import { factsOf, type HttpFacts } from './error-mapping.js';
 import type { A2ABinding } from './interface-selection.js';
 import type { SseMessage } from './sse-reader.js';
 
@@ -45,3 +47,18 @@ export interface A2ATransport {
 }
 
 export const SSE_MEDIA_TYPE = 'text/event-stream';
+
+/** The opened stream, when `response` is a 2xx event stream; otherwise the caller reads the error. */
+export function eventStreamOf(response: HttpResponse): OpenedStream | undefined {
+  const ok = response.statusCode >= 200 && response.statusCode < 300 && mediaTypeOf(response.headers) === SSE_MEDIA_TYPE;
+  return ok ? { body: response.body, facts: factsOf(response) } : undefined;
+}
+
+/** An SSE event's `data:` as JSON; throws InvalidAgentResponseError when it is not. */
+export function parseEventData(message: SseMessage, facts: HttpFacts): unknown {
+  try {
+    return JSON.parse(message.data);
+  } catch {
+    throw new InvalidAgentResponseError(`${facts.target}: a stream event is not valid JSON`);
+  }
+}
