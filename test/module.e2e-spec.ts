@@ -327,8 +327,6 @@ describe("the host app's own JSON body parser", () => {
   }
 
   it('leaves the host routes alone and answers parser failures on A2A paths in the binding shape', async () => {
-    running = await startApp(A2AModule.forRoot(), [AlphaAgent], { logger: false }, []);
-    await running.close();
     @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent], controllers: [HostController] })
     class HostApp {}
     const moduleRef = await Test.createTestingModule({ imports: [HostApp] }).compile();
@@ -371,7 +369,6 @@ describe('SSE housekeeping', () => {
     running = await alphaOnly({ streaming: { maxStreamsPerCaller: 1 } });
     const { SseStreams } = await import('../libs/a2a/src/server/http/sse-streams.js');
     const streams = running.app.get(SseStreams);
-    const abort = new AbortController();
     const res = await post(`${running.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('slow') }), {});
     const reader = res.body!.getReader();
     await reader.read();
@@ -381,7 +378,6 @@ describe('SSE housekeeping', () => {
     expect(second.status).toBe(429);
 
     await reader.cancel();
-    abort.abort();
     for (let i = 0; i < 50 && streams.size > 0; i++) await sleep(20);
     expect(streams.size).toBe(0);
     const tasks = (await restClient(`${running.url}/a2a/rest`).call('ListTasks', {})).result.tasks;

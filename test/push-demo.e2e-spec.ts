@@ -4,7 +4,7 @@
  * one with the config's own Authorization; with the demo's API keys, another caller cannot see,
  * create, list or delete configs on a task that is not theirs (TaskNotFound, as for a missing task).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWebhookReceiver, type WebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
 import { REDIS_URL, connectClient, deleteKeys, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';

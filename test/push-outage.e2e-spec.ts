@@ -13,7 +13,8 @@ import { A2AModule, PushDeliveryEvents } from 'nestjs-a2a';
 import { startWebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
-import { freePort, startRedis, stopRedis } from './support/redis-server.js';
+import { freePort } from './support/ports.js';
+import { startRedis, stopRedis } from './support/redis-server.js';
 import type { RunningApp } from './support/demo-app.js';
 import { restClient, userMessage } from './support/wire-client.js';
 

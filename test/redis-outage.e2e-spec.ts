@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AModule } from 'nestjs-a2a';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
-import { freePort, startRedis, stopRedis } from './support/redis-server.js';
+import { freePort } from './support/ports.js';
+import { startRedis, stopRedis } from './support/redis-server.js';
 import type { RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage } from './support/wire-client.js';
 

@@ -86,7 +86,6 @@ async function pushStack(label: string, keyPrefix: string, hook: string, push: A
   class PushBenchModule {}
   const app: INestApplicationContext = await NestFactory.createApplicationContext(PushBenchModule, { logger: false, abortOnError: false });
   try {
-    await app.init();
     const taskId = randomUUID();
     await app.get<PushNotifications>(PushNotifications).create(SCOPE, taskId, { id: 'hook', url: hook, token: 'bench-token', authentication: { scheme: 'Bearer', credentials: 'bench-credentials' } });
     const [listener] = app.get<TaskEventListener[]>(TASK_EVENT_LISTENERS);

@@ -11,8 +11,6 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-/** A port nothing listens on right now (the kernel's pick). */
-
 /**
  * `env`: the demo's environment variables (DEMO_API_KEYS, ...), as `npm start` would read them.
  * Without `PORT`, a free port is picked first and given to the demo as `PORT`, as `npm start`

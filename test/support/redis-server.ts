@@ -5,8 +5,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-export { freePort } from './ports.js';
-
 
 /** Starts redis-server on `port`; with `dir`, durable (append-only file, fsync always) so a restart keeps the data. */
 export async function startRedis(port: number, dir?: string): Promise<ChildProcess> {

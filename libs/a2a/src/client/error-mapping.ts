@@ -258,8 +258,3 @@ export function errorFromAnswer(body: Buffer, facts: HttpFacts, what?: string): 
 export function factsOf(response: { statusCode: number; headers: IncomingHttpHeaders; target: string }): HttpFacts {
   return { statusCode: response.statusCode, headers: response.headers, target: response.target };
 }
-
-/** Marks an error that came from an answer with its facts (for the retry and breaker policies). */
-export function withFacts<E extends Error>(error: E, facts: HttpFacts): E {
-  return remember(error, facts);
-}

@@ -84,21 +84,3 @@ export function stripEmpty(value: unknown): unknown {
 export function sdkCardPayload(card: AgentCard | Record<string, unknown>): string {
   return jcs(stripEmpty(normalizedCardJson(card)) ?? {});
 }
-
-/**
- * JSON paths of the empty values (`""`, `[]`, `{}`, `null`) in a normalised card: exactly what
- * separates the spec form from the SDK form.
- */
-export function emptyValuePaths(value: unknown, path = ''): string[] {
-  if (value === '' || value === null) return [path];
-  if (Array.isArray(value)) {
-    if (value.length === 0) return [path];
-    return value.flatMap((item, i) => emptyValuePaths(item, `${path}[${i}]`));
-  }
-  if (isPlainObject(value)) {
-    const entries = Object.entries(value);
-    if (entries.length === 0) return [path];
-    return entries.flatMap(([key, v]) => emptyValuePaths(v, path ? `${path}.${key}` : key));
-  }
-  return [];
-}

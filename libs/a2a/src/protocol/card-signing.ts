@@ -8,7 +8,7 @@ import { KeyObject, createPublicKey } from 'node:crypto';
 import { types } from 'node:util';
 import * as jose from 'jose';
 import { serializeAgentCard } from './agent-card.js';
-import { canonicalCardPayload, emptyValuePaths, normalizedCardJson, sdkCardPayload } from './card-payload.js';
+import { canonicalCardPayload, sdkCardPayload } from './card-payload.js';
 import { decode } from './codec.js';
 import { InvalidParamsError } from './errors.js';
 import { isPlainObject } from './json-value.js';

@@ -44,10 +44,6 @@ export class SecretBox {
     this.keyId = key ? createHash('sha256').update(key).digest('base64url').slice(0, 8) : undefined;
   }
 
-  get encrypting(): boolean {
-    return this.key !== undefined;
-  }
-
   /** `value` sealed for `context` (the config's identity); as given without a key. */
   seal(value: string, context: string): string {
     if (!this.key) return value;

@@ -11,7 +11,7 @@ import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterfac
 import type { A2ACaller } from '../tasks/agent-executor.js';
 import { PushNotifications } from '../push/push-notifications.js';
 import { A2A_OPTIONS } from './a2a-options.provider.js';
-import { AgentRegistry, type PublishedAgent } from './agent-registry.js';
+import type { PublishedAgent } from './agent-registry.js';
 import { PublicUrl } from './public-url.js';
 import { SecurityInventory } from './security/security-inventory.js';
 
@@ -38,7 +38,6 @@ export class AgentCardService {
   private readonly cache = new Map<string, { unsigned: string; served: Promise<ServedCard> }>();
 
   constructor(
-    @Inject(AgentRegistry) private readonly registry: AgentRegistry,
     @Inject(A2A_ROUTES) private readonly paths: ResolvedA2APaths,
     @Inject(PublicUrl) private readonly publicUrl: PublicUrl,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,

@@ -102,16 +102,4 @@ export class RedisKeys {
     if (contextId !== undefined) keys.push(this.index(scopeKey, { contextId }), this.index(scopeKey, { contextId, status }));
     return keys;
   }
-
-  expiring(): string {
-    return `${this.prefix}expiring`;
-  }
-
-  expiringOf(scopeKey: string): string {
-    return `${this.prefix}expiring:${scopeKey}`;
-  }
-
-  expiringInfo(): string {
-    return `${this.prefix}expiring-info`;
-  }
 }
