@@ -262,8 +262,8 @@ export class TaskManager {
       const stored = await this.get(scope, taskId);
       if (isTerminalState(stored.task.status.state)) return stored;
       const contextId = stored.task.contextId ?? '';
-      const message = text === undefined ? undefined : { messageId: this.newId(), role: 'ROLE_AGENT' as const, parts: [{ text }], contextId, taskId };
-      return await this.write(scope, stored, [{ statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.timestamp() } } }]);
+      const event = this.statusEvent(taskId, contextId, state, text === undefined ? undefined : this.agentMessage(taskId, contextId, text));
+      return await this.write(scope, stored, [event], applyEvent(stored.task, event)!);
     } finally {
       await this.coordinator.release(taskId);
     }
@@ -278,9 +278,8 @@ export class TaskManager {
     await this.endUnclaimed(scope, taskId, 'TASK_STATE_FAILED', FAILURE_TEXT.orphaned);
   }
 
-  /** Appends one event and saves the snapshot it folds into. @internal */
-  async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], takeClaim = false): Promise<StoredTask> {
-    const next = events.reduce<Task | undefined>((task, event) => applyEvent(task, event), current?.task)!;
+  /** Appends `events` and saves `next`, the snapshot they fold `current` into (the caller has folded them). @internal */
+  async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim = false): Promise<StoredTask> {
     const stored = await this.committer.commit(scope, current, events, next, takeClaim);
     if (takeClaim) this.coordinator.adopt(stored.task.id, scope);
     const first = stored.seq - events.length + 1;
@@ -288,6 +287,16 @@ export class TaskManager {
       for (const listener of this.listeners) await listener.onAppended(scope, stored.task.id, first + i, event);
     }
     return stored;
+  }
+
+  /** `taskId` now in `state`, stamped with the time. @internal */
+  statusEvent(taskId: string, contextId: string, state: TaskState, message?: Message): StreamResponse {
+    return { statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.timestamp() } } };
+  }
+
+  /** A message of the agent's own in a task (the text of a status the module sets). @internal */
+  agentMessage(taskId: string, contextId: string, text: string): Message {
+    return { messageId: this.newId(), role: 'ROLE_AGENT', parts: [{ text }], contextId, taskId };
   }
 
   /** @internal */
@@ -447,9 +456,7 @@ class Execution implements Turn, TurnSink {
   status(state: TaskState, message?: Message): Promise<void> {
     return this.enqueue(async () => {
       if (state === 'TASK_STATE_SUBMITTED' && !this.opened) return this.open(message);
-      await this.emit((taskId, contextId) => ({
-        statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.manager.timestamp() } },
-      }));
+      await this.emit((taskId, contextId) => this.manager.statusEvent(taskId, contextId, state, message));
     });
   }
 
@@ -526,7 +533,8 @@ class Execution implements Turn, TurnSink {
     const batch = this.batch;
     if (!batch) return;
     this.batch = undefined;
-    const written = this.manager.write(this.scope, batch.base, batch.events, this.claimInFirstWrite && batch.base === undefined);
+    // commit() folded every queued event into `stored` as it came: that is the batch's snapshot
+    const written = this.manager.write(this.scope, batch.base, batch.events, this.stored!.task, this.claimInFirstWrite && batch.base === undefined);
     written.then(batch.done.resolve, batch.done.reject);
     this.lastCommit = written.catch((error: unknown) => {
       this.commitFailure ??= error;
@@ -567,8 +575,8 @@ class Execution implements Turn, TurnSink {
   /** Ends the task in `state` (if it has not ended): opens it first when nothing was written yet. */
   private async end(state: TaskState, text?: string): Promise<void> {
     if (this.closed || this.replied) return;
-    const message = text === undefined ? undefined : this.agentMessage(text);
-    await this.emit((taskId, contextId) => ({ statusUpdate: { taskId, contextId, status: { state, message, timestamp: this.manager.timestamp() } } }));
+    const message = text === undefined ? undefined : this.manager.agentMessage(this.taskId, this.contextId, text);
+    await this.emit((taskId, contextId) => this.manager.statusEvent(taskId, contextId, state, message));
   }
 
   /** After execute() returned (and every commit landed): no answer at all, or a task left SUBMITTED/WORKING, is a failure. */
@@ -586,10 +594,6 @@ class Execution implements Turn, TurnSink {
 
   private userMessage(): Message {
     return { ...this.params.request.message, taskId: this.taskId, contextId: this.contextId };
-  }
-
-  private agentMessage(text: string): Message {
-    return { messageId: this.manager.id(), role: 'ROLE_AGENT', parts: [{ text }], contextId: this.contextId, taskId: this.taskId };
   }
 
   private logWriteFailure(error: unknown): void {
