@@ -57,26 +57,34 @@ end
 `;
 
 /**
- * save_snapshot(task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl):
- * writes a snapshot with optimistic concurrency and keeps the indexes exact. Returns the new
- * version, or 0 when refused (wrong version, or the task belongs to another scope). The indexes
- * are rewritten only when the task moves in them (status time, state or context changed): an
- * artifact update touches none.
+ * refused(current, expected, sk): whether a write expecting `expected` must be refused, given
+ * `current` = HMGET task_key version sk tk idx: another version, or the task belongs to another scope.
+ *
+ * save_snapshot(current, task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl):
+ * writes a snapshot that `refused` let through and keeps the indexes exact. Returns the new version.
+ * The indexes are rewritten only when the task moves in them (status time, state or context
+ * changed): an artifact update touches none.
  */
 const SAVE_SNAPSHOT = `
-local function save_snapshot(task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl)
-  local current = redis.call('HMGET', task_key, 'version', 'sk', 'tk', 'idx')
+local function read_snapshot(task_key)
+  return redis.call('HMGET', task_key, 'version', 'sk', 'tk', 'idx')
+end
+
+local function refused(current, expected, sk)
+  if current[1] then return tonumber(current[1]) ~= expected or current[2] ~= sk end
+  return expected ~= 0
+end
+
+local function save_snapshot(current, task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl)
   local encoded_idx = cjson.encode(index_keys)
   local moved = true
   if current[1] then
-    if tonumber(current[1]) ~= expected or current[2] ~= sk then return 0 end
     moved = current[3] ~= tk or current[4] ~= encoded_idx
     if moved then
       local old_member = current[3] .. ':' .. id
       for _, key in ipairs(cjson.decode(current[4])) do redis.call('ZREM', key, old_member) end
     end
   else
-    if expected ~= 0 then return 0 end
     -- a task of this id may have expired without being swept yet: its index entries go now
     forget(prefix, id, true)
   end
@@ -103,20 +111,46 @@ end
 `;
 
 /**
- * append_event(log_key, expected_seq, event_json, terminal, ttl): appends when the stream's last
- * sequence number is the expected one. Returns the new sequence number, or -1 when the log has
- * moved on (or was expected to exist and does not).
+ * append_events(log_key, expected_seq, events, terminal, ttl): appends the events (a list of JSON
+ * texts) when the stream's last sequence number is the expected one; with `terminal`, the log
+ * expires after `ttl`. Returns the last new sequence number, or -1 when the log has moved on (or
+ * was expected to exist and does not).
  */
 const APPEND = `
-local function append_event(log_key, expected_seq, event_json, terminal, ttl)
+local function append_events(log_key, expected_seq, events, terminal, ttl)
+  if #events == 0 then return expected_seq end
   local last = 0
   local top = redis.call('XREVRANGE', log_key, '+', '-', 'COUNT', 1)
   if top[1] then last = tonumber(string.match(top[1][1], '^(%d+)')) end
   if last ~= expected_seq then return -1 end
-  local seq = last + 1
-  redis.call('XADD', log_key, string.format('%d-0', seq), 'e', event_json)
+  for i, event_json in ipairs(events) do
+    redis.call('XADD', log_key, string.format('%d-0', expected_seq + i), 'e', event_json)
+  end
   if terminal == '1' then redis.call('PEXPIRE', log_key, ttl) end
-  return seq
+  return expected_seq + #events
+end
+`;
+
+/**
+ * A running turn's claim (the coordinator's CLAIM and RELEASE, and the commit script's inline claim):
+ * take_claim(lease_key, claims_key, instance, ms, task_id, scope_json) sets the lease if it is free
+ * and remembers the claim's scope (1), or leaves both (0); drop_claim(lease_key, claims_key,
+ * instance, task_id) drops our own lease and claim, and nobody else's.
+ */
+export const CLAIM_FUNCTIONS = `
+local function take_claim(lease_key, claims_key, instance, ms, task_id, scope_json)
+  if redis.call('SET', lease_key, instance, 'PX', ms, 'NX') then
+    redis.call('HSET', claims_key, task_id, scope_json)
+    return 1
+  end
+  return 0
+end
+
+local function drop_claim(lease_key, claims_key, instance, task_id)
+  if redis.call('GET', lease_key) == instance then
+    redis.call('DEL', lease_key)
+    redis.call('HDEL', claims_key, task_id)
+  end
 end
 `;
 
@@ -128,11 +162,13 @@ for i = ${from}, #KEYS do index_keys[#index_keys + 1] = KEYS[i] end`;
 /**
  * Writes a snapshot (see save_snapshot). KEYS[1] the task hash, KEYS[2..] the indexes the new
  * snapshot belongs to. ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, seq,
- * timeKey, terminal (1/0), ttlMs.
+ * timeKey, terminal (1/0), ttlMs. Returns the new version, or 0 when refused.
  */
 export const SAVE_TASK = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}
 ${indexKeys(2)}
-return save_snapshot(KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+local current = read_snapshot(KEYS[1])
+if refused(current, tonumber(ARGV[3]), ARGV[4]) then return 0 end
+return save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 `);
 
 /**
@@ -146,26 +182,20 @@ return save_snapshot(KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), A
  * terminal (1/0), ttlMs, instanceId ('' for none), leaseMs, takeClaim (1/0), eventJson1, ….
  * Returns [version, seq of the last event]; [0, 0] when the snapshot refused, [-1, -1] when the log refused.
  */
-export const COMMIT_EVENTS = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}${APPEND}
+export const COMMIT_EVENTS = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}${APPEND}${CLAIM_FUNCTIONS}
 ${indexKeys(5)}
-local current = redis.call('HMGET', KEYS[1], 'version', 'sk')
-if current[1] and (tonumber(current[1]) ~= tonumber(ARGV[3]) or current[2] ~= ARGV[4]) then return { 0, 0 } end
-local seq = tonumber(ARGV[7])
-for i = 14, #ARGV do
-  -- only the last event can end the task: the log's expiry goes with it
-  seq = append_event(KEYS[2], seq, ARGV[i], i == #ARGV and ARGV[9] or '0', ARGV[10])
-  if seq < 0 then return { -1, -1 } end
-end
-local version = save_snapshot(KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[9], ARGV[10])
+local current = read_snapshot(KEYS[1])
+if refused(current, tonumber(ARGV[3]), ARGV[4]) then return { 0, 0 } end
+local events = {}
+for i = 14, #ARGV do events[#events + 1] = ARGV[i] end
+-- only the last event can end the task: the log's expiry goes with the batch
+local seq = append_events(KEYS[2], tonumber(ARGV[7]), events, ARGV[9], ARGV[10])
+if seq < 0 then return { -1, -1 } end
+local version = save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[9], ARGV[10])
 local instance = ARGV[11]
 if instance ~= '' then
-  if ARGV[13] == '1' and redis.call('SET', KEYS[3], instance, 'PX', ARGV[12], 'NX') then
-    redis.call('HSET', KEYS[4], ARGV[2], ARGV[5])
-  end
-  if ARGV[9] == '1' and redis.call('GET', KEYS[3]) == instance then
-    redis.call('DEL', KEYS[3])
-    redis.call('HDEL', KEYS[4], ARGV[2])
-  end
+  if ARGV[13] == '1' then take_claim(KEYS[3], KEYS[4], instance, ARGV[12], ARGV[2], ARGV[5]) end
+  if ARGV[9] == '1' then drop_claim(KEYS[3], KEYS[4], instance, ARGV[2]) end
 end
 return { version, seq }
 `);
@@ -206,9 +236,9 @@ return #due
 `);
 
 /**
- * Appends one event to a task's stream (see append_event).
+ * Appends one event to a task's stream (see append_events).
  * KEYS[1] the stream. ARGV expectedSeq, eventJson, terminal (1/0), ttlMs.
  */
 export const APPEND_EVENT = new LuaScript(`${APPEND}
-return append_event(KEYS[1], tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4])
+return append_events(KEYS[1], tonumber(ARGV[1]), { ARGV[2] }, ARGV[3], ARGV[4])
 `);

@@ -11,7 +11,7 @@ import type { TaskCoordinator } from '../task-coordinator.js';
 import type { TaskScope } from '../task-store.js';
 import { DEFAULT_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { redisCall } from './redis-options.js';
-import { LuaScript } from './redis-scripts.js';
+import { CLAIM_FUNCTIONS, LuaScript } from './redis-scripts.js';
 
 /** @publicApi */
 export interface RedisTaskCoordinatorOptions {
@@ -23,19 +23,12 @@ export interface RedisTaskCoordinatorOptions {
 }
 
 /** SET the lease if free, and remember the claim's scope. KEYS: lease, claims. ARGV: instance, ms, taskId, scope. */
-const CLAIM = new LuaScript(`
-if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
-  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
-  return 1
-end
-return 0`);
+const CLAIM = new LuaScript(`${CLAIM_FUNCTIONS}
+return take_claim(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3], ARGV[4])`);
 
 /** Drop our own lease and claim. KEYS: lease, claims. ARGV: instance, taskId. */
-const RELEASE = new LuaScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1])
-  redis.call('HDEL', KEYS[2], ARGV[2])
-end
+const RELEASE = new LuaScript(`${CLAIM_FUNCTIONS}
+drop_claim(KEYS[1], KEYS[2], ARGV[1], ARGV[2])
 return 0`);
 
 /** Extend our own lease. KEYS: lease. ARGV: instance, ms. Returns 0 when it is not ours any more. */

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { TaskState } from '../../protocol/types.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
+import { statusEvent } from '../testing/event-log.contract.js';
 import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisTaskStore } from './redis-task-store.js';
@@ -212,6 +213,23 @@ describe('RedisTaskStore', () => {
       expect(await store.list(scope, { pageSize: 10, contextId: 'old' })).toEqual({ tasks: [], totalSize: 0, nextPageToken: '' });
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(1);
       expect((await store.list(scope, { pageSize: 10, status: 'TASK_STATE_FAILED' })).totalSize).toBe(0);
+    });
+  });
+
+  describe('commit', () => {
+    it('writes nothing, not even to the log, when the snapshot it expects is gone', async () => {
+      const store = newStore();
+      const scope = freshScope();
+      const id = `gone-${randomUUID()}`;
+      // the log is where the writer expects it (seq 2), the snapshot is not
+      const log = `${prefix}log:${id}`;
+      await client.xadd(log, '1-0', 'e', JSON.stringify(statusEvent(id, 'one')));
+      await client.xadd(log, '2-0', 'e', JSON.stringify(statusEvent(id, 'two')));
+      const expected = { task: makeTask(id), scope, seq: 2, version: 3 };
+      await expect(store.commit(scope, expected, [statusEvent(id, 'late')], makeTask(id, { state: 'TASK_STATE_COMPLETED' }))).rejects.toBeInstanceOf(ConcurrentTaskUpdateError);
+      expect(await client.xlen(log)).toBe(2);
+      expect(await client.exists(`${prefix}task:${id}`)).toBe(0);
+      expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(0);
     });
   });
 

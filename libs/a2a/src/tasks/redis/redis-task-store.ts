@@ -58,8 +58,8 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
-    const { keys, args } = this.snapshotArgs(scope, task, expectedVersion);
-    const version = await redisCall(() => SAVE_TASK.run(this.redis, [keys.task, ...keys.indexes], [...args.slice(0, 6), seq, ...args.slice(7)]));
+    const { keys, args } = this.snapshotArgs(scope, task, expectedVersion, seq);
+    const version = await redisCall(() => SAVE_TASK.run(this.redis, [keys.task, ...keys.indexes], args));
     if (Number(version) <= 0) throw new ConcurrentTaskUpdateError(task.id);
     return { task, scope, seq, version: Number(version) };
   }
@@ -69,8 +69,8 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
    * snapshot in one atomic script: one round trip per batch, and the snapshot never lags the log.
    */
   async commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim = false): Promise<StoredTask> {
-    const { keys, args } = this.snapshotArgs(scope, next, current?.version ?? 0);
-    args[6] = current?.seq ?? 0;
+    // the seq slot carries the log's expected last sequence number: the script counts on from it
+    const { keys, args } = this.snapshotArgs(scope, next, current?.version ?? 0, current?.seq ?? 0);
     const claim = [this.claimer?.instanceId ?? '', this.claimer?.leaseMs ?? 0, takeClaim ? '1' : '0'];
     const reply = (await redisCall(() =>
       COMMIT_EVENTS.run(
@@ -84,8 +84,8 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
     return { task: next, scope, seq, version };
   }
 
-  /** The keys and ARGV shared by the save and commit scripts (ARGV[7], the seq, filled in by the caller). */
-  private snapshotArgs(scope: TaskScope, task: Task, expectedVersion: number) {
+  /** The keys and ARGV shared by the save and commit scripts. */
+  private snapshotArgs(scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
     const scopeKey = this.keys.scope(scope);
     const state = task.status.state;
     const keys = { task: this.keys.task(task.id), indexes: this.keys.indexesOf(scopeKey, task.contextId, state) };
@@ -96,7 +96,7 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
       scopeKey,
       JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject }),
       JSON.stringify(task),
-      0,
+      seq,
       timeKey(statusTime(task)),
       isTerminalState(state) ? '1' : '0',
       this.ttlMs,
