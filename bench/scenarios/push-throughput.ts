@@ -99,7 +99,7 @@ async function pushStack(label: string, keyPrefix: string, hook: string, push: A
     const op = async (seq: number) => {
       const delivered = new Promise<void>((resolve) => waiting.set(`${taskId}.${seq + 1}.hook`, resolve));
       // seq + 1: event sequence numbers start at 1
-      await listener.onAppended(SCOPE, taskId, seq + 1, eventOf(taskId, seq + 1));
+      await listener.onAppended(SCOPE, taskId, [{ seq: seq + 1, event: eventOf(taskId, seq + 1) }]);
       await delivered;
     };
     return { op, close: () => app.close() };

@@ -1,10 +1,11 @@
 /**
- * Hears every event appended to a task's log (in order, from the task's single writer) and
- * enqueues one delivery job per config of that task. Durable but quick: nothing is sent here.
+ * Hears every commit to a task's log (in order, from the task's single writer) and enqueues one
+ * delivery job per event and config of that task, in one add. Durable but quick: nothing is sent here.
  */
 import { encode } from '../protocol/codec.js';
 import { StreamResponseSchema } from '../protocol/schemas.js';
-import { isTerminalState, type StreamResponse } from '../protocol/types.js';
+import { isTerminalState } from '../protocol/types.js';
+import type { LoggedEvent } from '../tasks/event-log.js';
 import type { TaskEventListener } from '../tasks/task-events.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import type { PushConfigStore } from './push-config-store.js';
@@ -24,20 +25,23 @@ export class PushNotificationEnqueuer implements TaskEventListener {
     private readonly random: () => number = Math.random,
   ) {}
 
-  async onAppended(scope: TaskScope, taskId: string, seq: number, event: StreamResponse): Promise<void> {
+  async onAppended(scope: TaskScope, taskId: string, events: readonly LoggedEvent[]): Promise<void> {
     const configs = await this.configs.list(scope, taskId);
     if (configs.length === 0) return;
-    if ('statusUpdate' in event && isTerminalState(event.statusUpdate.status.state)) {
+    if (events.some(({ event }) => 'statusUpdate' in event && isTerminalState(event.statusUpdate.status.state))) {
       await this.configs.expire(scope, taskId, this.finishedTaskConfigTtlMs);
     }
-    // the body is fixed now, in the HTTP+JSON form, whatever binding the task came through (spec §3.5.1)
-    const body = JSON.stringify(encode(StreamResponseSchema, event));
+    const jobScope = { agent: scope.agent, tenant: scope.tenant, subject: scope.subject };
     await this.queue.add(
-      configs.map((config) => ({
-        id: webhookIdOf(taskId, seq, config.id),
-        data: { scope: { agent: scope.agent, tenant: scope.tenant, subject: scope.subject }, taskId, seq, configId: config.id, body },
-        delayMs: jittered(this.options.retrySchedule[0], this.options.jitter, this.random),
-      })),
+      events.flatMap(({ seq, event }) => {
+        // the body is fixed now, in the HTTP+JSON form, whatever binding the task came through (spec §3.5.1)
+        const body = JSON.stringify(encode(StreamResponseSchema, event));
+        return configs.map((config) => ({
+          id: webhookIdOf(taskId, seq, config.id),
+          data: { scope: jobScope, taskId, seq, configId: config.id, body },
+          delayMs: jittered(this.options.retrySchedule[0], this.options.jitter, this.random),
+        }));
+      }),
     );
   }
 }

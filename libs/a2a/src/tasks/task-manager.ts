@@ -282,9 +282,10 @@ export class TaskManager {
   async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim = false): Promise<StoredTask> {
     const stored = await this.committer.commit(scope, current, events, next, takeClaim);
     if (takeClaim) this.coordinator.adopt(stored.task.id, scope);
-    const first = stored.seq - events.length + 1;
-    for (const [i, event] of events.entries()) {
-      for (const listener of this.listeners) await listener.onAppended(scope, stored.task.id, first + i, event);
+    if (this.listeners.length > 0) {
+      const first = stored.seq - events.length + 1;
+      const logged = events.map((event, i) => ({ seq: first + i, event }));
+      for (const listener of this.listeners) await listener.onAppended(scope, stored.task.id, logged);
     }
     return stored;
   }
