@@ -4,7 +4,7 @@ import { A2A_ROUTES } from '../a2a.constants.js';
 import type { ResolvedA2APaths } from '../config/a2a-options.js';
 import type { JSONWebKeySet } from 'jose';
 import type { ResolvedA2AOptions } from '../config/a2a-options.js';
-import { buildAgentCard, entityTag, serializeAgentCard } from '../protocol/agent-card.js';
+import { buildAgentCard, entityTag } from '../protocol/agent-card.js';
 import { publicJwks, signedCardBody, type CardSigner } from '../protocol/card-signing.js';
 import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError, UnsupportedOperationError } from '../protocol/errors.js';
 import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
@@ -34,8 +34,12 @@ export function bindingPaths(paths: ResolvedA2APaths, agent: string | undefined)
 
 @Injectable()
 export class AgentCardService {
-  /** Per card: the unsigned bytes it was built from, and what is served for them. */
-  private readonly cache = new Map<string, { unsigned: string; served: Promise<ServedCard> }>();
+  /**
+   * Per card and public base URL (the one input that changes: the listen address is known only
+   * once the server listens), what is served. Everything else in a card is fixed at start-up.
+   */
+  private readonly cache = new Map<string, Promise<ServedCard>>();
+  private jwksOnce?: Promise<JSONWebKeySet>;
 
   constructor(
     @Inject(A2A_ROUTES) private readonly paths: ResolvedA2APaths,
@@ -48,17 +52,16 @@ export class AgentCardService {
   /**
    * The card of `agent` as served at the root well-known path (`viaAgentPath` false: the default
    * agent, with the root binding URLs) or at its per-agent path. With signing keys the served
-   * bytes are the signed card's; it is signed again only when the card changes.
+   * bytes are the signed card's; it is built and signed once per public base URL.
    */
   served(agent: PublishedAgent, viaAgentPath: boolean): Promise<ServedCard> {
-    const key = `${viaAgentPath ? 'agent' : 'root'}:${agent.name}`;
+    const key = `${viaAgentPath ? 'agent' : 'root'}:${agent.name}@${this.publicUrl.of('')}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
     const card = buildAgentCard({ ...agent.card, ...this.security.cardSecurity() }, {
       interfaces: this.interfaces(viaAgentPath ? agent.name : undefined),
       capabilities: this.capabilities(agent),
     });
-    const unsigned = serializeAgentCard(card);
-    const cached = this.cache.get(key);
-    if (cached?.unsigned === unsigned) return cached.served;
     const served = signedCardBody(card, this.signers()).then(({ card: signed, body }) => ({
       card: signed,
       body,
@@ -66,14 +69,15 @@ export class AgentCardService {
       lastModified: new Date().toUTCString(),
     }));
     served.catch(() => this.cache.delete(key)); // a failed signing is tried again on the next request
-    this.cache.set(key, { unsigned, served });
+    this.cache.set(key, served);
     return served;
   }
 
-  /** The public keys of the card signatures and of the push-notification signing key: one JWKS. */
+  /** The public keys of the card signatures and of the push-notification signing key: one JWKS (its keys are fixed at start-up). */
   jwks(): Promise<JSONWebKeySet> {
     const push = this.options.push?.signing;
-    return publicJwks([...this.options.signing.keys, ...(push ? [{ key: push.key, alg: push.alg, kid: push.kid }] : [])]);
+    this.jwksOnce ??= publicJwks([...this.options.signing.keys, ...(push ? [{ key: push.key, alg: push.alg, kid: push.kid }] : [])]);
+    return this.jwksOnce;
   }
 
   get signed(): boolean {
