@@ -13,7 +13,7 @@
  */
 import canonicalize from 'canonicalize';
 import { decode, encode } from './codec.js';
-import { isPlainObject } from './json-value.js';
+import { isPlainObject, setEntry } from './json-value.js';
 import { AgentCardSchema } from './schemas.js';
 import type { AgentCard } from './types.js';
 
@@ -52,7 +52,17 @@ function jcs(value: unknown): string {
  * @throws Error when a string holds a lone surrogate (RFC 8785 refuses it)
  */
 export function canonicalCardPayload(card: AgentCard | Record<string, unknown>): string {
-  return jcs(normalizedCardJson(card));
+  return specPayloadOf(normalizedCardJson(card));
+}
+
+/** The spec-form payload of a card already passed through {@link normalizedCardJson}. */
+export function specPayloadOf(normalized: Record<string, unknown>): string {
+  return jcs(normalized);
+}
+
+/** The SDK-form payload of a card already passed through {@link normalizedCardJson}. */
+export function sdkPayloadOf(normalized: Record<string, unknown>): string {
+  return jcs(stripEmpty(normalized) ?? {});
 }
 
 /**
@@ -69,7 +79,7 @@ export function stripEmpty(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
       const cleaned = stripEmpty(v);
-      if (cleaned !== undefined) Object.defineProperty(out, key, { value: cleaned, enumerable: true, writable: true, configurable: true });
+      if (cleaned !== undefined) setEntry(out, key, cleaned);
     }
     return Object.keys(out).length > 0 ? out : undefined;
   }
@@ -82,5 +92,5 @@ export function stripEmpty(value: unknown): unknown {
  * @throws InvalidParamsError when `card` is not an Agent Card the codec can read
  */
 export function sdkCardPayload(card: AgentCard | Record<string, unknown>): string {
-  return jcs(stripEmpty(normalizedCardJson(card)) ?? {});
+  return sdkPayloadOf(normalizedCardJson(card));
 }

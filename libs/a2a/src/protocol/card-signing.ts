@@ -8,7 +8,7 @@ import { KeyObject, createPublicKey } from 'node:crypto';
 import { types } from 'node:util';
 import * as jose from 'jose';
 import { serializeAgentCard } from './agent-card.js';
-import { canonicalCardPayload, sdkCardPayload } from './card-payload.js';
+import { canonicalCardPayload, normalizedCardJson, sdkPayloadOf, specPayloadOf } from './card-payload.js';
 import { decode } from './codec.js';
 import { InvalidParamsError } from './errors.js';
 import { isPlainObject } from './json-value.js';
@@ -167,8 +167,9 @@ function signablePayloads(card: AgentCard, problems: string[]): SignablePayloads
     return undefined;
   }
   try {
-    const spec = canonicalCardPayload(served);
-    const sdk = sdkCardPayload(served);
+    const normalized = normalizedCardJson(served);
+    const spec = specPayloadOf(normalized);
+    const sdk = sdkPayloadOf(normalized);
     return problems.length > before ? undefined : { spec, sdk: sdk === spec ? undefined : sdk };
   } catch (error) {
     problems.push(`card cannot be canonicalised (RFC 8785): ${(error as Error).message}`);

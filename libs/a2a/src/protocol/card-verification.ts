@@ -10,7 +10,7 @@
 import canonicalize from 'canonicalize';
 import * as jose from 'jose';
 import { SDK_FORM_HEADER } from './card-signing.js';
-import { canonicalCardPayload, normalizedCardJson, sdkCardPayload, type CardPayloadForm } from './card-payload.js';
+import { normalizedCardJson, sdkPayloadOf, specPayloadOf, type CardPayloadForm } from './card-payload.js';
 import { isJwk, isKeyInstance, publicJwkMembers } from './card-signing.js';
 import { InvalidParamsError } from './errors.js';
 import { isPlainObject } from './json-value.js';
@@ -88,8 +88,9 @@ const ALL_FORMS: readonly CardPayloadForm[] = ['spec', 'sdk', 'raw'];
 
 /** Candidate payloads (base64url), identical ones tried once. */
 function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPayloadForm[]): Array<{ form: CardPayloadForm; payload: string }> {
+  let normalized: Record<string, unknown>;
   try {
-    normalizedCardJson(card);
+    normalized = normalizedCardJson(card);
   } catch (error) {
     const detail = error instanceof InvalidParamsError ? error.fieldViolations.map((v) => `${v.field} ${v.description}`).join('; ') : (error as Error).message;
     throw new CardSignatureError('MALFORMED_CARD', `the Agent Card cannot be read: ${detail}`, [], { cause: error });
@@ -100,8 +101,8 @@ function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPa
     let text: string | undefined;
     try {
       // the very functions a signer uses, so both sides derive the same bytes
-      if (form === 'spec') text = canonicalCardPayload(card);
-      else if (form === 'sdk') text = sdkCardPayload(card);
+      if (form === 'spec') text = specPayloadOf(normalized);
+      else if (form === 'sdk') text = sdkPayloadOf(normalized);
       else text = canonicalize({ ...card, signatures: undefined });
     } catch {
       continue; // JCS refuses lone surrogates: that form cannot have been signed

@@ -10,7 +10,7 @@
  * are left out; keys that are not in the schema never reach the wire.
  */
 import { InvalidParamsError, type FieldViolation } from './errors.js';
-import { isPlainObject } from './json-value.js';
+import { isPlainObject, setEntry } from './json-value.js';
 
 export type ScalarType = 'string' | 'bool' | 'int32' | 'bytes' | 'timestamp' | 'struct' | 'value';
 export type FieldType =
@@ -231,14 +231,6 @@ function isCalendarTime(match: RegExpExecArray): boolean {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
   return days !== undefined && day >= 1 && day <= days && hour <= 23;
-}
-
-/**
- * A map key is any string (ProtoJSON `map<string, X>`); plain assignment of `__proto__`
- * would set the object's prototype and lose the entry.
- */
-function setEntry(out: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function isDefault(type: FieldType, value: unknown): boolean {
