@@ -114,9 +114,8 @@ export class A2AHttp {
       this.dispatcher = options.dispatcher;
       this.ownsDispatcher = false;
     } else {
-      // header and body timeouts off: the call's own deadline and idle timer govern (see file comment)
       const policy = options.egress instanceof EgressPolicy ? options.egress : new EgressPolicy(options.egress);
-      this.dispatcher = createPinnedDispatcher(policy, { connectTimeoutMs: this.connectTimeoutMs, headersTimeoutMs: 0, bodyTimeoutMs: 0 });
+      this.dispatcher = createClientDispatcher(policy, this.connectTimeoutMs);
       this.ownsDispatcher = true;
     }
     this.policy = this.dispatcher.policy;
@@ -182,14 +181,21 @@ export class A2AHttp {
   failure(error: unknown, target: string, control: CallControl): unknown {
     if (control.aborted) return control.failure(error);
     if (error instanceof EgressError || error instanceof A2ATimeoutError) return error;
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'UND_ERR_CONNECT_TIMEOUT') return new A2ATimeoutError('connect', target, this.connectTimeoutMs);
-    return new EgressRequestError(target, typeof code === 'string' ? code : error instanceof Error ? error.name : 'UNKNOWN', error);
+    if ((error as { code?: unknown } | null)?.code === 'UND_ERR_CONNECT_TIMEOUT') return new A2ATimeoutError('connect', target, this.connectTimeoutMs);
+    return EgressRequestError.from(target, error);
   }
 
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+/**
+ * The dispatcher of an A2A client: pinned to what `policy` allows, header and body timeouts off
+ * (the call's own deadline and a stream's idle timer govern; see the file comment).
+ */
+export function createClientDispatcher(policy: EgressPolicy, connectTimeoutMs: number): PinnedDispatcher {
+  return createPinnedDispatcher(policy, { connectTimeoutMs, headersTimeoutMs: 0, bodyTimeoutMs: 0 });
 }
 
 /** Lower-cased header names, values kept; `undefined` values dropped. */

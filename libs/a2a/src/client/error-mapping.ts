@@ -53,6 +53,12 @@ export function errorFacts(error: unknown): ErrorFacts | undefined {
   return typeof error === 'object' && error !== null ? FACTS.get(error) : undefined;
 }
 
+/** The HTTP status of the answer that produced `error`, if it came from one. */
+export function statusOf(error: unknown): number | undefined {
+  if (error instanceof A2AHttpError) return error.statusCode;
+  return errorFacts(error)?.statusCode;
+}
+
 function remember<E extends Error>(error: E, facts: HttpFacts): E {
   FACTS.set(error, { statusCode: facts.statusCode, retryAfterMs: retryAfterMs(facts.headers['retry-after']) });
   return error;

@@ -28,8 +28,8 @@ import {
 import { EgressRequestError } from '../net/egress-errors.js';
 import { InternalError, ResourceExhaustedError, UnavailableError } from '../protocol/errors.js';
 import type { CallControl } from './call-control.js';
-import { A2AHttpError, A2ATimeoutError, CircuitOpenError } from './client-errors.js';
-import { errorFacts } from './error-mapping.js';
+import { A2ATimeoutError, CircuitOpenError } from './client-errors.js';
+import { errorFacts, statusOf } from './error-mapping.js';
 
 /** @publicApi */
 export interface A2ARetryOptions {
@@ -124,11 +124,6 @@ export class A2ACircuitBreakers {
   private forgetClosed(): void {
     for (const [origin, breaker] of this.breakers) if (breaker.state === CircuitState.Closed) this.breakers.delete(origin);
   }
-}
-
-function statusOf(error: unknown): number | undefined {
-  if (error instanceof A2AHttpError) return error.statusCode;
-  return errorFacts(error)?.statusCode;
 }
 
 /**

@@ -12,8 +12,7 @@ import { isPlainObject } from '../protocol/json-value.js';
 import { OPERATIONS } from '../protocol/operations.js';
 import { REST_ROUTES, type RestRoute } from '../protocol/rest-routes.js';
 import { A2AHttp, mediaTypeOf, parseJson, type HttpResponse } from './a2a-http.js';
-import { A2AHttpError } from './client-errors.js';
-import { errorFacts, errorFromAnswer, errorFromRest, factsOf, type HttpFacts } from './error-mapping.js';
+import { errorFromAnswer, errorFromRest, factsOf, statusOf, type HttpFacts } from './error-mapping.js';
 import type { A2ABinding } from './interface-selection.js';
 import type { SseMessage } from './sse-reader.js';
 import { eventStreamOf, parseEventData, SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
@@ -36,7 +35,7 @@ function routesOf(operation: string): RestRoute[] {
 /** A 404/405 that says "no such route", not "no such task". */
 function isUnknownRoute(error: unknown): boolean {
   if (error instanceof TaskNotFoundError) return false;
-  const status = error instanceof A2AHttpError ? error.statusCode : errorFacts(error)?.statusCode;
+  const status = statusOf(error);
   return status === 404 || status === 405;
 }
 

@@ -101,6 +101,12 @@ export class EgressRequestError extends EgressError {
   ) {
     super(`${target}: request failed (${code})`, { cause });
   }
+
+  /** A failure below HTTP, named by its code (`ECONNREFUSED`, `UND_ERR_SOCKET`…) or else its class. */
+  static from(target: string, error: unknown): EgressRequestError {
+    const code = (error as { code?: unknown } | null)?.code;
+    return new EgressRequestError(target, typeof code === 'string' ? code : error instanceof Error ? error.name : 'UNKNOWN', error);
+  }
 }
 
 /**

@@ -67,8 +67,7 @@ export async function requestWithDeadline(
     if (options.signal?.aborted) throw options.signal.reason;
     if (deadline.aborted) throw new EgressDeadlineError(shown, options.deadlineMs);
     if (err instanceof EgressError) throw err;
-    const code = (err as { code?: unknown } | null)?.code;
-    throw new EgressRequestError(shown, typeof code === 'string' ? code : err instanceof Error ? err.name : 'UNKNOWN', err);
+    throw EgressRequestError.from(shown, err);
   }
 }
 

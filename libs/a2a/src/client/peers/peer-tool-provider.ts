@@ -27,12 +27,13 @@ import { DiscoveryService } from '@nestjs/core';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import { EgressRefusedError, EgressRequestError } from '../../net/egress-errors.js';
 import { EgressPolicy } from '../../net/egress-policy.js';
-import { createPinnedDispatcher, type PinnedDispatcher } from '../../net/pinned-dispatcher.js';
+import type { PinnedDispatcher } from '../../net/pinned-dispatcher.js';
 import { redactUrl } from '../../net/redact-url.js';
 import { CardSignatureError } from '../../protocol/card-verification.js';
 import { InternalError, InvalidAgentResponseError, UnavailableError } from '../../protocol/errors.js';
 import type { AgentCard, JsonObject } from '../../protocol/types.js';
 import { A2AClient } from '../a2a-client.js';
+import { createClientDispatcher } from '../a2a-http.js';
 import { AgentCardResolver } from '../card-resolver.js';
 import { A2AHttpError, A2ATimeoutError, CircuitOpenError, NoCompatibleInterfaceError } from '../client-errors.js';
 import { errorFacts } from '../error-mapping.js';
@@ -165,8 +166,7 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
     this.pool = new A2AClientPool(outbound.maxClients);
     for (const peer of options.peers) {
       const policy = new EgressPolicy(peer.egress);
-      // the call's deadline and a stream's idle timer govern, not the dispatcher's own timeouts
-      const dispatcher = createPinnedDispatcher(policy, { connectTimeoutMs: outbound.connectTimeoutMs, headersTimeoutMs: 0, bodyTimeoutMs: 0 });
+      const dispatcher = createClientDispatcher(policy, outbound.connectTimeoutMs);
       const resolver = new AgentCardResolver({
         dispatcher,
         circuitBreakers: this.breakers,
