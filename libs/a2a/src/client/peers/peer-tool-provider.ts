@@ -31,7 +31,7 @@ import type { PinnedDispatcher } from '../../net/pinned-dispatcher.js';
 import { redactUrl } from '../../net/redact-url.js';
 import { CardSignatureError } from '../../protocol/card-verification.js';
 import { InternalError, InvalidAgentResponseError, UnavailableError } from '../../protocol/errors.js';
-import type { AgentCard, JsonObject } from '../../protocol/types.js';
+import type { JsonObject } from '../../protocol/types.js';
 import { A2AClient } from '../a2a-client.js';
 import { createClientDispatcher } from '../a2a-http.js';
 import { AgentCardResolver } from '../card-resolver.js';
@@ -245,13 +245,13 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
   async tools(scope: PeerScope): Promise<PeerTool[]> {
     const lists = await Promise.all(
       [...this.peers.values()].map(async (peer) => {
-        let card: AgentCard;
+        let specs: PeerToolSpec[];
         try {
-          card = await this.lookUp(peer);
+          specs = await this.lookUp(peer);
         } catch {
           return [];
         }
-        return peerToolSpecs(peer.options, card).map((spec) => this.toolFor(peer, spec, scope));
+        return specs.map((spec) => this.toolFor(peer, spec, scope));
       }),
     );
     return lists.flat();
@@ -293,8 +293,11 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
     };
   }
 
-  /** The card (cached while fresh) and an interface this client can use; the outcome is recorded for diagnostics. */
-  private async lookUp(peer: PeerRuntime, signal?: AbortSignal): Promise<AgentCard> {
+  /**
+   * The tools the peer's card grants now (the card cached while fresh), once an interface this
+   * client can use is found; the outcome is recorded for diagnostics.
+   */
+  private async lookUp(peer: PeerRuntime, signal?: AbortSignal): Promise<PeerToolSpec[]> {
     try {
       const resolved = await peer.resolver.resolve(peer.options.url, signal === undefined ? {} : { signal });
       const selected = selectInterface(resolved.card, {
@@ -305,9 +308,10 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
       peer.origin = selected.url.origin;
       peer.cardFetchedAt = resolved.fetchedAt;
       peer.cardName = resolved.card.name;
-      peer.tools = peerToolSpecs(peer.options, resolved.card).map((s) => s.name);
+      const specs = peerToolSpecs(peer.options, resolved.card);
+      peer.tools = specs.map((s) => s.name);
       this.reached(peer);
-      return resolved.card;
+      return specs;
     } catch (error) {
       if (!signal?.aborted) this.unreachable(peer, error);
       throw error;
@@ -415,7 +419,7 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
     const startedAt = Date.now();
     try {
       // grants are narrowed now, from the card as it is (cached while fresh), not as it was when the tool was listed
-      const current = peerToolSpecs(peer.options, await this.lookUp(peer, signal)).find((s) => s.name === tool && s.skill.id === spec.skill.id);
+      const current = (await this.lookUp(peer, signal)).find((s) => s.name === tool && s.skill.id === spec.skill.id);
       if (current === undefined) {
         throw new ToolNotGrantedError(tool, peerName, `the peer no longer grants skill "${spec.skill.id}" (it left the peer's card, or the allow patterns no longer match it)`);
       }
