@@ -11,7 +11,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { EgressError, EgressRequestError } from '../net/egress-errors.js';
-import { EgressPolicy, type EgressPolicyOptions } from '../net/egress-policy.js';
+import { EgressPolicy, egressPolicyOf, type EgressPolicyOptions } from '../net/egress-policy.js';
 import { createPinnedDispatcher, type PinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { redactUrl } from '../net/redact-url.js';
 import { InvalidAgentResponseError } from '../protocol/errors.js';
@@ -72,13 +72,7 @@ export function httpOptionProblems(options: A2AHttpOptions): string[] {
   if (options.dispatcher !== undefined && (options.egress !== undefined || options.connectTimeoutMs !== undefined)) {
     problems.push('give either dispatcher or egress/connectTimeoutMs: a dispatcher carries its own policy and connect timeout');
   }
-  if (options.egress !== undefined && !(options.egress instanceof EgressPolicy)) {
-    try {
-      new EgressPolicy(options.egress);
-    } catch (error) {
-      problems.push(...((error as { problems?: string[] }).problems ?? [(error as Error).message]).map((p) => `egress: ${p}`));
-    }
-  }
+  if (options.egress !== undefined && !(options.egress instanceof EgressPolicy)) egressPolicyOf(options.egress, 'egress', problems);
   positive('connectTimeoutMs', options.connectTimeoutMs, problems);
   positive('maxResponseBytes', options.maxResponseBytes, problems);
   if (options.retry) {

@@ -18,7 +18,8 @@ import {
   VersionNotSupportedError,
 } from '../protocol/errors.js';
 import { A2AHttpError, UnknownA2AError } from './client-errors.js';
-import { errorFacts, errorFromJsonRpc, errorFromRest, errorFromStatus, retryAfterMs, type HttpFacts } from './error-mapping.js';
+import { retryAfterMs } from '../net/retry-after.js';
+import { errorFacts, errorFromJsonRpc, errorFromRest, errorFromStatus, type HttpFacts } from './error-mapping.js';
 
 const facts = (statusCode = 200, headers: HttpFacts['headers'] = {}): HttpFacts => ({ statusCode, headers, target: 'https://peer.example/a2a' });
 const info = (reason: string, domain = 'a2a-protocol.org', metadata?: Record<string, unknown>) => ({
@@ -164,6 +165,7 @@ describe('retryAfterMs', () => {
     [' 0 ', 0],
     ['Wed, 21 Oct 2015 07:28:10 GMT', 10_000],
     ['soon', undefined],
+    ['1.5', undefined], // not a date, though V8's Date.parse reads one
     [undefined, undefined],
   ])('%p → %p', (value, expected) => {
     expect(retryAfterMs(value, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(expected);

@@ -28,6 +28,7 @@ import {
   type FieldViolation,
 } from '../protocol/errors.js';
 import { redactUrl } from '../net/redact-url.js';
+import { retryAfterMs } from '../net/retry-after.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import { A2AHttpError, UnknownA2AError, grpcStatusOfHttp, isGrpcStatus } from './client-errors.js';
 
@@ -62,15 +63,6 @@ export function statusOf(error: unknown): number | undefined {
 function remember<E extends Error>(error: E, facts: HttpFacts): E {
   FACTS.set(error, { statusCode: facts.statusCode, retryAfterMs: retryAfterMs(facts.headers['retry-after']) });
   return error;
-}
-
-/** `Retry-After`: delay-seconds or an HTTP-date (RFC 9110 §10.2.3). */
-export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const text = (Array.isArray(value) ? value[0] : value)?.trim();
-  if (!text) return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 type ErrorClass = new (message?: string, metadata?: Record<string, string>) => A2AError;

@@ -375,3 +375,17 @@ function parseHostRule(entry: string): HostRule | undefined {
   if (name === '' || isIP(name) !== 0) return undefined;
   return wildcard ? { kind: 'suffix', suffix: `.${name}` } : { kind: 'name', name };
 }
+
+/**
+ * The policy for `options`, or undefined when they are not usable: each problem goes to
+ * `problems` as `<path>: <problem>` (options of the wrong shape, read from configuration, too).
+ */
+export function egressPolicyOf(options: EgressPolicyOptions, path: string, problems: string[]): EgressPolicy | undefined {
+  try {
+    return new EgressPolicy(options);
+  } catch (error) {
+    const listed = error instanceof InvalidEgressPolicyError ? error.problems : [error instanceof Error ? error.message : 'invalid egress options'];
+    problems.push(...listed.map((p) => `${path}: ${p}`));
+    return undefined;
+  }
+}

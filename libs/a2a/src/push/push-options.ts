@@ -1,8 +1,7 @@
 /** The `push` options of the module: their defaults and their checks (every problem at once). */
 import { types } from 'node:util';
 import type * as jose from 'jose';
-import { EgressPolicy, type EgressPolicyOptions } from '../net/egress-policy.js';
-import { InvalidEgressPolicyError } from '../net/egress-errors.js';
+import { egressPolicyOf, type EgressPolicyOptions } from '../net/egress-policy.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import { parseRetrySchedule, type RetryScheduleInput } from './retry-schedule.js';
 import { parseEncryptionKey } from './secret-box.js';
@@ -157,14 +156,7 @@ export function resolvePushOptions(push: A2APushOptions, keyPrefix: string, prob
   }
   const egress: unknown = push.egress ?? {};
   if (!isPlainObject(egress)) problems.push('push.egress: must be an object of egress policy options');
-  else {
-    try {
-      new EgressPolicy(egress);
-    } catch (error) {
-      if (!(error instanceof InvalidEgressPolicyError)) throw error;
-      problems.push(...error.problems.map((p) => `push.egress: ${p}`));
-    }
-  }
+  else egressPolicyOf(egress, 'push.egress', problems);
   const signingGiven = push.signing as unknown;
   const signing = signingGiven === undefined ? undefined : isPlainObject(signingGiven) ? resolveSigning(push.signing!, problems) : undefined;
   if (signingGiven !== undefined && !isPlainObject(signingGiven)) problems.push('push.signing: must be { key, alg, kid, issuer? }');

@@ -4,6 +4,7 @@
  *
  * Pure: the randomness and the clock are arguments.
  */
+import { retryAfterMs } from '../net/retry-after.js';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -96,17 +97,8 @@ export function jittered(ms: number, jitter: number, random: () => number = Math
  * Undefined when absent or unreadable (the schedule applies then).
  */
 export function retryAfterDelay(header: string | string[] | undefined, nowMs: number, capMs: number): number | undefined {
-  const value = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!value) return undefined;
-  let ms: number;
-  if (/^\d+$/.test(value)) ms = Number(value) * SECOND;
-  else {
-    // an HTTP date starts with the day's name (RFC 9110 §5.6.7); V8 would read "1.5" as a date
-    const date = /^[A-Za-z]{3}/.test(value) ? Date.parse(value) : Number.NaN;
-    if (Number.isNaN(date)) return undefined;
-    ms = date - nowMs;
-  }
-  return Math.min(Math.max(0, ms), capMs);
+  const ms = retryAfterMs(header, nowMs);
+  return ms === undefined ? undefined : Math.min(ms, capMs);
 }
 
 /** Human form of a delay for logs: 0, 250 ms, 5 s, 30 min, 10 h. */

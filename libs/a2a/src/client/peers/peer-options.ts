@@ -4,7 +4,7 @@
  * problem listed; a problem never repeats an option's value, since the value may be a secret that
  * was put in the wrong place.
  */
-import { EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
+import { egressPolicyOf, type EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
 import { EgressRefusedError, type EgressRefusalReason } from '../../net/egress-errors.js';
 import { isPlainObject } from '../../protocol/json-value.js';
 import { CLIENT_BINDINGS, type A2ABinding } from '../interface-selection.js';
@@ -203,17 +203,6 @@ const URL_REASONS: Partial<Record<EgressRefusalReason, string>> = {
   'not-allow-listed': 'names a host outside egress.allowHosts',
 };
 
-/** The egress policy of a peer, or a problem. */
-function policyFor(egress: EgressPolicyOptions, path: string, problems: string[]): EgressPolicy | undefined {
-  try {
-    return new EgressPolicy(egress);
-  } catch (error) {
-    const listed = (error as { problems?: readonly string[] }).problems ?? ['invalid egress options'];
-    problems.push(...listed.map((p) => `${path}: ${p}`));
-    return undefined;
-  }
-}
-
 /**
  * A peer URL's problems. The URL itself is never quoted: a secret in its userinfo or query is
  * exactly what this refuses.
@@ -262,7 +251,7 @@ function resolvePeer(raw: unknown, index: number, outbound: PeerDefaults, names:
 
   if (raw.egress !== undefined && !isPlainObject(raw.egress)) problems.push(`${path}.egress${label}: must be egress policy options`);
   const egress = isPlainObject(raw.egress) ? (raw.egress as EgressPolicyOptions) : outbound.egress;
-  const policy = isPlainObject(raw.egress) ? policyFor(egress, `${path}.egress${label}`, problems) : outbound.policy;
+  const policy = isPlainObject(raw.egress) ? egressPolicyOf(egress, `${path}.egress${label}`, problems) : outbound.policy;
   urlProblems(raw.url, policy, `${path}.url${label}`, problems);
 
   const credential = raw.credential;
@@ -325,7 +314,7 @@ export function resolvePeersOptions(
   for (const key of ['timeoutMs', 'connectTimeoutMs', 'discoveryTimeoutMs', 'maxClients'] as const) positiveInt(out[key], `outbound.${key}`, problems);
   if (out.egress !== undefined && !isPlainObject(out.egress)) problems.push('outbound.egress: must be egress policy options');
   const egress = isPlainObject(out.egress) ? (out.egress as EgressPolicyOptions) : {};
-  const policy = policyFor(egress, 'outbound.egress', problems);
+  const policy = egressPolicyOf(egress, 'outbound.egress', problems);
   const cardCache = isPlainObject(out.cardCache) ? out.cardCache : {};
   if (out.cardCache !== undefined && !isPlainObject(out.cardCache)) problems.push('outbound.cardCache: must be { defaultTtlMs?, maxTtlMs? }');
   positiveInt(cardCache.defaultTtlMs, 'outbound.cardCache.defaultTtlMs', problems, 0);
