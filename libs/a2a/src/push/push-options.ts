@@ -2,6 +2,7 @@
 import { types } from 'node:util';
 import type * as jose from 'jose';
 import { egressPolicyOf, type EgressPolicyOptions } from '../net/egress-policy.js';
+import { isJwk } from '../protocol/card-signing.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import { parseRetrySchedule, type RetryScheduleInput } from './retry-schedule.js';
 import { parseEncryptionKey } from './secret-box.js';
@@ -106,7 +107,7 @@ const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): bool
 function resolveSigning(signing: A2APushSigningOptions, problems: string[]): ResolvedPushSigning | undefined {
   const before = problems.length;
   const key = signing.key as unknown;
-  const jwk = isPlainObject(key) && typeof key.kty === 'string' && !types.isKeyObject(key) && !types.isCryptoKey(key) ? (key as jose.JWK) : undefined;
+  const jwk = isJwk(key) ? key : undefined;
   const alg = signing.alg ?? (jwk?.alg as NotificationSigningAlgorithm | undefined);
   const kid = signing.kid ?? jwk?.kid;
   if (key === undefined || key === null || (!jwk && !types.isKeyObject(key) && !types.isCryptoKey(key))) {

@@ -12,21 +12,24 @@ function secretContext(scope: TaskScope, taskId: string, id: string, field: stri
   return JSON.stringify([scope.agent, scope.tenant, scope.subject, taskId, id, field]);
 }
 
-export function sealConfig(box: SecretBox, scope: TaskScope, taskId: string, id: string, config: TaskPushNotificationConfig, now: number): StoredPushConfig {
+/** The `token` and `authentication` of a config, each secret in it passed through `secret`. */
+function withSecrets(
+  config: Pick<StoredPushConfig, 'token' | 'authentication'>,
+  secret: (value: string, field: 'token' | 'credentials') => string,
+): Pick<StoredPushConfig, 'token' | 'authentication'> {
   const auth = config.authentication;
+  return {
+    ...(config.token ? { token: secret(config.token, 'token') } : {}),
+    ...(auth ? { authentication: { scheme: auth.scheme, ...(auth.credentials ? { credentials: secret(auth.credentials, 'credentials') } : {}) } } : {}),
+  };
+}
+
+export function sealConfig(box: SecretBox, scope: TaskScope, taskId: string, id: string, config: TaskPushNotificationConfig, now: number): StoredPushConfig {
   return {
     id,
     taskId,
     url: config.url,
-    ...(config.token ? { token: box.seal(config.token, secretContext(scope, taskId, id, 'token')) } : {}),
-    ...(auth
-      ? {
-          authentication: {
-            scheme: auth.scheme,
-            ...(auth.credentials ? { credentials: box.seal(auth.credentials, secretContext(scope, taskId, id, 'credentials')) } : {}),
-          },
-        }
-      : {}),
+    ...withSecrets(config, (value, field) => box.seal(value, secretContext(scope, taskId, id, field))),
     createdAt: now,
   };
 }
@@ -36,32 +39,21 @@ export function sealConfig(box: SecretBox, scope: TaskScope, taskId: string, id:
  * @throws SealedSecretError when a secret cannot be opened (another key, or altered)
  */
 export function openConfig(box: SecretBox, scope: TaskScope, stored: StoredPushConfig): TaskPushNotificationConfig {
-  const auth = stored.authentication;
   return {
     id: stored.id,
     taskId: stored.taskId,
     url: stored.url,
-    ...(stored.token ? { token: box.open(stored.token, secretContext(scope, stored.taskId, stored.id, 'token')) } : {}),
-    ...(auth
-      ? {
-          authentication: {
-            scheme: auth.scheme,
-            ...(auth.credentials ? { credentials: box.open(auth.credentials, secretContext(scope, stored.taskId, stored.id, 'credentials')) } : {}),
-          },
-        }
-      : {}),
+    ...withSecrets(stored, (value, field) => box.open(value, secretContext(scope, stored.taskId, stored.id, field))),
   };
 }
 
 /** The config as Get and List answer it: secrets replaced by {@link REDACTED_SECRET}, nothing opened. */
 export function redactedConfig(scope: TaskScope, stored: StoredPushConfig): TaskPushNotificationConfig {
-  const auth = stored.authentication;
   return {
     ...(scope.tenant ? { tenant: scope.tenant } : {}),
     id: stored.id,
     taskId: stored.taskId,
     url: stored.url,
-    ...(stored.token ? { token: REDACTED_SECRET } : {}),
-    ...(auth ? { authentication: { scheme: auth.scheme, ...(auth.credentials ? { credentials: REDACTED_SECRET } : {}) } } : {}),
+    ...withSecrets(stored, () => REDACTED_SECRET),
   };
 }

@@ -12,7 +12,7 @@ import type { PinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { redactUrl } from '../net/redact-url.js';
 import { requestWithDeadline } from '../net/request-with-deadline.js';
 import { A2A_JSON } from '../protocol/json-body.js';
-import { PROTOCOL_VERSION } from '../protocol/types.js';
+import { PROTOCOL_VERSION, type TaskPushNotificationConfig } from '../protocol/types.js';
 import type { PushConfigStore } from './push-config-store.js';
 import type { PushDeadLetters } from './push-dead-letters.js';
 import type { PushDeliveryEvent, PushDeliveryEvents } from './push-delivery-events.js';
@@ -21,7 +21,7 @@ import type { PushJobData, PushJobOutcome } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
 import { formatDelay, jittered, retryAfterDelay } from './retry-schedule.js';
 import { NOTIFICATION_SIGNATURE_HEADER, type NotificationSigner } from './notification-signer.js';
-import type { SecretBox } from './secret-box.js';
+import { SealedSecretError, type SecretBox } from './secret-box.js';
 import { openConfig } from './stored-config.js';
 
 /** Header with the config's `token` (the 0.3 convention, which SDKs and receivers still use). @publicApi */
@@ -172,7 +172,7 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
     webhookId: string,
     agent: string,
     taskId: string,
-    config: { url: string; token?: string; authentication?: { scheme: string; credentials?: string } },
+    config: TaskPushNotificationConfig,
     body: string,
   ): Promise<Record<string, string>> {
     const nowSeconds = Math.floor(this.now() / 1000);
@@ -209,7 +209,6 @@ function describeFailure(error: unknown): string {
   if (error instanceof EgressDeadlineError) return `timeout (no complete answer within ${error.deadlineMs} ms)`;
   if (error instanceof EgressRequestError) return `connection failed (${error.code})`;
   if (error instanceof EgressRefusedError) return `egress refused (${error.reason})`;
-  const name = (error as Error)?.name;
-  if (name === 'SealedSecretError') return (error as Error).message;
-  return `error (${name ?? typeof error})`;
+  if (error instanceof SealedSecretError) return error.message;
+  return `error (${(error as Error)?.name ?? typeof error})`;
 }
