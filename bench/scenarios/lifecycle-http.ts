@@ -24,23 +24,15 @@ import { jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import type { A2ARedisOptions } from 'nestjs-a2a';
 import { Agent } from 'undici';
-import { compare, muteConsole, mutedConsoleCalls, out, type BenchCase, type BenchConfig, type Scenario } from '../harness.js';
-import { checkSendMessageAnswer, cleanUpRedis, inputOf, lifecycleModule, printVerdict, REDIS_URL, runKeyPrefix, sdkRequestHandler, sendMessageParams, type Stack } from '../support/lifecycle.js';
+import { out, type BenchConfig, type Scenario } from '../harness.js';
+import { closeServer, KEEP_ALIVE_MS, listenLocally } from '../support/http.js';
+import { checkSendMessageAnswer, inputOf, lifecycleModule, runLifecycle, sdkRequestHandler, sendMessageParams, type Stack } from '../support/lifecycle.js';
 
 const BASELINE = '@a2a-js/sdk express in-memory';
-const NEST_MEMORY = 'nestjs-a2a in-memory';
-const NEST_REDIS = 'nestjs-a2a Redis';
 
 /** The JSON-RPC endpoint's path on every server (nestjs-a2a's default; the SDK's is mounted there too). */
 const JSON_RPC_PATH = '/a2a/jsonrpc';
 const HEADERS = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
-/**
- * How long an idle keep-alive connection stays open, on the servers and in the client. Node's
- * default (5 s) is shorter than the other stacks' turns in a round, so connections would be closed
- * and opened again between turns; with this they are opened once per server (`connections` below).
- */
-const KEEP_ALIVE_MS = 120_000;
-
 /** A server listening on 127.0.0.1, and how many TCP connections it accepted (keep-alive: the most in flight). */
 interface HttpStack extends Stack {
   readonly connections: () => number;
@@ -63,28 +55,6 @@ function operation(label: string, client: Agent, origin: string): (seq: number) 
     if (answer.jsonrpc !== '2.0' || answer.id !== seq) throw new Error(`${label}: not the answer to request ${seq}: ${text.slice(0, 300)}`);
     checkSendMessageAnswer(label, input, answer);
   };
-}
-
-/** Listens on 127.0.0.1 on a free port, counting the connections; resolves to the origin. */
-async function listenLocally(server: Server, count: () => void): Promise<string> {
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.on('connection', count);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** Closes `server`, and its keep-alive connections with it. */
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 // ---------------------------------------------------------------- the official SDK (baseline)
@@ -121,35 +91,21 @@ async function nestStack(label: string, client: Agent, redis?: A2ARedisOptions):
 const scenario: Scenario = {
   description: 'blocking SendMessage → SUBMITTED, WORKING, one artifact, COMPLETED; over HTTP on 127.0.0.1 (JSON-RPC), client included',
   async run(config: BenchConfig) {
-    const keyPrefix = runKeyPrefix();
     const client = new Agent({ connections: Math.max(...config.concurrency), pipelining: 1, keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
-    const stacks: HttpStack[] = [];
-    let redisUsed = false;
-    // The SDK's server logs its failures with console.*; the client's checks report them instead.
-    const mutedBefore = mutedConsoleCalls();
-    const unmute = muteConsole();
     try {
-      const sdk = await sdkStack(client);
-      stacks.push(sdk);
-      const memory = await nestStack(NEST_MEMORY, client);
-      stacks.push(memory);
-      const redis = await nestStack(NEST_REDIS, client, { url: REDIS_URL, keyPrefix });
-      stacks.push(redis);
-      redisUsed = true;
-      const cases: BenchCase[] = [
-        { label: BASELINE, op: sdk.op },
-        { label: NEST_MEMORY, op: memory.op },
-        { label: NEST_REDIS, op: redis.op },
-      ];
-      const results = await compare('task lifecycle over HTTP (vs base = ops/s over the SDK express in-memory at the same in-flight level)', cases, config);
-      unmute();
-      printVerdict('Redis lifecycle over HTTP / SDK in-memory lifecycle over HTTP', results, NEST_REDIS, BASELINE, config, mutedBefore);
-      out(`(HTTP: TCP connections accepted: ${cases.map(({ label }, i) => `${label} ${stacks[i].connections()}`).join(', ')})`);
+      await runLifecycle<HttpStack>(
+        {
+          title: 'task lifecycle over HTTP (vs base = ops/s over the SDK express in-memory at the same in-flight level)',
+          verdict: 'Redis lifecycle over HTTP / SDK in-memory lifecycle over HTTP',
+          baseline: BASELINE,
+          sdk: () => sdkStack(client),
+          nest: (label, redis) => nestStack(label, client, redis),
+          report: (stacks, labels) => out(`(HTTP: TCP connections accepted: ${labels.map((label, i) => `${label} ${stacks[i].connections()}`).join(', ')})`),
+        },
+        config,
+      );
     } finally {
-      unmute();
       await client.close();
-      await Promise.all(stacks.map((s) => s.close()));
-      if (redisUsed) await cleanUpRedis(keyPrefix);
     }
   },
 };

@@ -21,25 +21,10 @@ import { NestFactory } from '@nestjs/core';
 import { Role, TaskState, type Message as SdkMessage, type Task as SdkTask } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { A2ARequestHandler, AgentRegistry, type PublishedAgent, type A2ACall, type A2ARedisOptions } from 'nestjs-a2a';
-import { compare, muteConsole, mutedConsoleCalls, type BenchCase, type BenchConfig, type Scenario } from '../harness.js';
-import {
-  answerTo,
-  checkSendMessageAnswer,
-  cleanUpRedis,
-  inputOf,
-  lifecycleModule,
-  printVerdict,
-  REDIS_URL,
-  runKeyPrefix,
-  sdkRequestHandler,
-  sdkText,
-  sendMessageParams,
-  type Stack,
-} from '../support/lifecycle.js';
+import type { BenchConfig, Scenario } from '../harness.js';
+import { answerTo, checkSendMessageAnswer, inputOf, lifecycleModule, runLifecycle, sdkRequestHandler, sdkText, sendMessageParams, type Stack } from '../support/lifecycle.js';
 
 const BASELINE = '@a2a-js/sdk in-memory';
-const NEST_MEMORY = 'nestjs-a2a in-memory';
-const NEST_REDIS = 'nestjs-a2a Redis';
 
 // ---------------------------------------------------------------- the official SDK (baseline)
 
@@ -58,13 +43,11 @@ function sdkStack(): Stack {
         extensions: [],
         referenceTaskIds: [],
       };
-      const unmute = muteConsole(); // the SDK logs its failures with console.*; the check below reports them
-      let answer: SdkMessage | SdkTask;
-      try {
-        answer = await handler.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined }, new ServerCallContext({ requestedVersion: '1.0' }));
-      } finally {
-        unmute();
-      }
+      // the SDK logs its failures with console.* (muted by runLifecycle); the check below reports them
+      const answer: SdkMessage | SdkTask = await handler.sendMessage(
+        { tenant: '', message, configuration: undefined, metadata: undefined },
+        new ServerCallContext({ requestedVersion: '1.0' }),
+      );
       const task = 'status' in answer ? answer : undefined;
       const part = task?.artifacts[0]?.parts[0]?.content;
       if (task?.status?.state !== TaskState.TASK_STATE_COMPLETED || task.artifacts.length !== 1 || part?.$case !== 'text' || part.value !== answerTo(input)) {
@@ -105,31 +88,17 @@ async function nestStack(label: string, redis?: A2ARedisOptions): Promise<Stack>
 
 const scenario: Scenario = {
   description: 'blocking SendMessage → SUBMITTED, WORKING, one artifact, COMPLETED; in process, no HTTP',
-  async run(config: BenchConfig) {
-    const keyPrefix = runKeyPrefix();
-    const mutedBefore = mutedConsoleCalls();
-    const stacks: Stack[] = [];
-    let redisUsed = false;
-    try {
-      const sdk = sdkStack();
-      stacks.push(sdk);
-      const memory = await nestStack(NEST_MEMORY);
-      stacks.push(memory);
-      const redis = await nestStack(NEST_REDIS, { url: REDIS_URL, keyPrefix });
-      stacks.push(redis);
-      redisUsed = true;
-      const cases: BenchCase[] = [
-        { label: BASELINE, op: sdk.op },
-        { label: NEST_MEMORY, op: memory.op },
-        { label: NEST_REDIS, op: redis.op },
-      ];
-      const results = await compare('task lifecycle (vs base = ops/s over the SDK in-memory at the same in-flight level)', cases, config);
-      printVerdict('Redis lifecycle / SDK in-memory lifecycle', results, NEST_REDIS, BASELINE, config, mutedBefore);
-    } finally {
-      await Promise.all(stacks.map((s) => s.close()));
-      if (redisUsed) await cleanUpRedis(keyPrefix);
-    }
-  },
+  run: (config: BenchConfig) =>
+    runLifecycle(
+      {
+        title: 'task lifecycle (vs base = ops/s over the SDK in-memory at the same in-flight level)',
+        verdict: 'Redis lifecycle / SDK in-memory lifecycle',
+        baseline: BASELINE,
+        sdk: sdkStack,
+        nest: nestStack,
+      },
+      config,
+    ),
 };
 
 export default scenario;

@@ -17,12 +17,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Module, type INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { generateKeyPair } from 'jose';
 import {
-  A2AModule,
   PushDeliveryEvents,
   PushNotifications,
   TASK_EVENT_LISTENERS,
@@ -33,12 +31,12 @@ import {
 } from 'nestjs-a2a';
 import { Agent } from 'undici';
 import { compare, out, ratio, type BenchCase, type BenchConfig, type Scenario } from '../harness.js';
-import { NestBenchAgent, REDIS_URL, cleanUpRedis, runKeyPrefix } from '../support/lifecycle.js';
+import { closeServer, KEEP_ALIVE_MS, listenLocally } from '../support/http.js';
+import { REDIS_URL, cleanUpRedis, lifecycleModule, runKeyPrefix, type Stack } from '../support/lifecycle.js';
 
 const BASELINE = 'raw undici POST';
 const PUSH = 'nestjs-a2a push';
 const PUSH_SIGNED = 'nestjs-a2a push, signed + encrypted';
-const KEEP_ALIVE_MS = 120_000;
 const SCOPE: TaskScope = { agent: 'bench', tenant: '', subject: 'bench' };
 
 /** The event every notification carries (a status update, as most notifications are). */
@@ -62,29 +60,12 @@ async function startReceiver(): Promise<{ origin: string; received: () => number
       res.writeHead(204).end();
     });
   });
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    received: () => received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-interface PushStack {
-  readonly op: (seq: number) => Promise<void>;
-  close(): Promise<void>;
+  return { origin: await listenLocally(server), received: () => received, close: () => closeServer(server) };
 }
 
 /** An app with push on (its own key prefix), one task with one config pointing at the receiver. */
-async function pushStack(label: string, keyPrefix: string, hook: string, push: A2APushOptions): Promise<PushStack> {
-  @Module({ imports: [A2AModule.forRoot({ defaultAgent: 'bench', redis: { url: REDIS_URL, keyPrefix }, push })], providers: [NestBenchAgent] })
-  class PushBenchModule {}
-  const app: INestApplicationContext = await NestFactory.createApplicationContext(PushBenchModule, { logger: false, abortOnError: false });
+async function pushStack(label: string, keyPrefix: string, hook: string, push: A2APushOptions): Promise<Stack> {
+  const app: INestApplicationContext = await NestFactory.createApplicationContext(lifecycleModule({ url: REDIS_URL, keyPrefix }, push), { logger: false, abortOnError: false });
   try {
     const taskId = randomUUID();
     await app.get<PushNotifications>(PushNotifications).create(SCOPE, taskId, { id: 'hook', url: hook, token: 'bench-token', authentication: { scheme: 'Bearer', credentials: 'bench-credentials' } });
@@ -115,7 +96,7 @@ const scenario: Scenario = {
     const receiver = await startReceiver();
     const client = new Agent({ connections: Math.max(...config.concurrency), keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
     const prefixes = [runKeyPrefix(), runKeyPrefix()];
-    const stacks: PushStack[] = [];
+    const stacks: Stack[] = [];
     try {
       const body = JSON.stringify(eventOf('raw', 1));
       const raw = async (seq: number) => {

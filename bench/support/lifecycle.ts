@@ -1,7 +1,7 @@
 /**
  * What the task-lifecycle scenarios share (`bench/scenarios/lifecycle.ts`, in process, and
  * `bench/scenarios/lifecycle-http.ts`, over HTTP): the agent on both stacks, the answer checks, the
- * verdict line and the Redis housekeeping. One operation is a blocking SendMessage whose executor
+ * three-stack run with its verdict line, and the Redis housekeeping. One operation is a blocking SendMessage whose executor
  * publishes the task (SUBMITTED), WORKING, one text artifact `echo: <text>` and COMPLETED.
  *
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
@@ -11,8 +11,8 @@ import { Injectable, Module } from '@nestjs/common';
 import { TaskState, type AgentCard, type Part as SdkPart } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore as SdkInMemoryTaskStore, type AgentExecutor as SdkAgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { Redis } from 'ioredis';
-import { A2AAgent, A2AModule, type A2ARedisOptions, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
-import { mutedConsoleCalls, out, ratio, type BenchConfig, type Measurement } from '../harness.js';
+import { A2AAgent, A2AModule, type A2APushOptions, type A2ARedisOptions, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { compare, muteConsole, mutedConsoleCalls, out, ratio, type BenchConfig, type Measurement } from '../harness.js';
 
 export const AGENT = 'bench';
 const SKILLS = [{ id: 'echo', name: 'Echo', description: 'Answers with the text it was sent', tags: ['bench'] }];
@@ -88,9 +88,9 @@ export class NestBenchAgent implements AgentExecutor {
   }
 }
 
-/** The app module: A2AModule serving the bench agent, in memory or on `redis`. */
-export function lifecycleModule(redis?: A2ARedisOptions): new () => object {
-  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis })], providers: [NestBenchAgent] })
+/** The app module: A2AModule serving the bench agent, in memory or on `redis` (with `push`, if given). */
+export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions): new () => object {
+  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis, push })], providers: [NestBenchAgent] })
   class LifecycleBenchModule {}
   return LifecycleBenchModule;
 }
@@ -117,13 +117,60 @@ export function checkSendMessageAnswer(label: string, input: string, answer: unk
   }
 }
 
+// ---------------------------------------------------------------- the comparison
+
+const NEST_MEMORY = 'nestjs-a2a in-memory';
+const NEST_REDIS = 'nestjs-a2a Redis';
+
+/** What a lifecycle scenario brings to {@link runLifecycle}: its baseline and its way to make a nestjs-a2a stack. */
+export interface LifecycleRun<S extends Stack> {
+  /** `compare`'s title and the verdict's subject. */
+  readonly title: string;
+  readonly verdict: string;
+  /** The SDK stack's label and maker. */
+  readonly baseline: string;
+  readonly sdk: () => S | Promise<S>;
+  /** A nestjs-a2a stack, in memory or on `redis`. */
+  readonly nest: (label: string, redis?: A2ARedisOptions) => Promise<S>;
+  /** More lines after the verdict, about the stacks (baseline, in memory, Redis). */
+  readonly report?: (stacks: readonly S[], labels: readonly string[]) => void;
+}
+
+/**
+ * The SDK's stack, nestjs-a2a in memory and on Redis (under a key prefix of this run, deleted at
+ * the end), measured against each other, then the verdict. The SDK's server logs its failures with
+ * console.*: muted for the run (every answer is checked, so a failure still fails the run).
+ */
+export async function runLifecycle<S extends Stack>(run: LifecycleRun<S>, config: BenchConfig): Promise<void> {
+  const keyPrefix = runKeyPrefix();
+  const mutedBefore = mutedConsoleCalls();
+  const unmute = muteConsole();
+  const stacks: S[] = [];
+  let redisUsed = false;
+  try {
+    stacks.push(await run.sdk());
+    stacks.push(await run.nest(NEST_MEMORY));
+    stacks.push(await run.nest(NEST_REDIS, { url: REDIS_URL, keyPrefix }));
+    redisUsed = true;
+    const labels = [run.baseline, NEST_MEMORY, NEST_REDIS];
+    const results = await compare(run.title, stacks.map((stack, i) => ({ label: labels[i], op: stack.op })), config);
+    unmute();
+    printVerdict(run.verdict, results, NEST_REDIS, run.baseline, config, mutedBefore);
+    run.report?.(stacks, labels);
+  } finally {
+    unmute();
+    await Promise.all(stacks.map((s) => s.close()));
+    if (redisUsed) await cleanUpRedis(keyPrefix);
+  }
+}
+
 // ---------------------------------------------------------------- the verdict
 
 /**
  * Prints the goal's line: `label`'s ops/s over `baseline`'s, the worst over the concurrency levels,
  * against ≥ 1.00; then how many console lines were muted since `mutedBefore`, if any.
  */
-export function printVerdict(subject: string, results: readonly Measurement[], label: string, baseline: string, config: BenchConfig, mutedBefore = 0): void {
+function printVerdict(subject: string, results: readonly Measurement[], label: string, baseline: string, config: BenchConfig, mutedBefore = 0): void {
   const ratios = config.concurrency.map((level) => ({ level, value: ratio(results, label, baseline, level) }));
   const worst = ratios.reduce((a, b) => (b.value < a.value ? b : a));
   out(
