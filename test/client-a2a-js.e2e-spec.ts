@@ -11,7 +11,8 @@ import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { A2AClient, A2ACircuitBreakers, TaskNotCancelableError, TaskNotFoundError, type A2ABinding, type StreamResponse, type Task as A2ATask } from 'nestjs-a2a';
+import { A2AClient, A2ACircuitBreakers, TaskNotCancelableError, TaskNotFoundError, type A2ABinding } from 'nestjs-a2a';
+import { describeEvent, taskOf } from './support/client-results.js';
 import { userMessage } from './support/wire-client.js';
 
 /** `/task [slow ms] text` runs a task (artifact `echo: text`); anything else is answered with a message. */
@@ -87,18 +88,6 @@ afterAll(async () => {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
-
-function describeEvent(event: StreamResponse): string {
-  if ('task' in event) return `task:${event.task.status.state}`;
-  if ('message' in event) return `message:${event.message.parts.map((p) => p.text).join('')}`;
-  if ('statusUpdate' in event) return `status:${event.statusUpdate.status.state}`;
-  return `artifact:${event.artifactUpdate.artifact.parts.map((p) => p.text).join('')}`;
-}
-
-function taskOf(result: { task: A2ATask } | { message: unknown }): A2ATask {
-  if (!('task' in result)) throw new Error(`expected a task: ${JSON.stringify(result)}`);
-  return result.task;
-}
 
 describe.each<A2ABinding>(['JSONRPC', 'HTTP+JSON'])('A2AClient on %s against an @a2a-js/sdk server', (binding) => {
   let client: A2AClient;

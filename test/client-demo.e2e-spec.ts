@@ -16,10 +16,9 @@ import {
   A2ACircuitBreakers,
   type A2AClientOptions,
   type A2ABinding,
-  type StreamResponse,
-  type Task,
 } from 'nestjs-a2a';
 import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+import { describeEvent, taskOf } from './support/client-results.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage, type Json } from './support/wire-client.js';
 
@@ -30,18 +29,6 @@ beforeAll(async () => {
   demo = await startDemo();
 });
 afterAll(() => demo.close());
-
-function describeEvent(event: StreamResponse): string {
-  if ('task' in event) return `task:${event.task.status.state}`;
-  if ('message' in event) return `message:${event.message.parts.map((p) => p.text).join('')}`;
-  if ('statusUpdate' in event) return `status:${event.statusUpdate.status.state}`;
-  return `artifact:${event.artifactUpdate.artifact.parts.map((p) => p.text).join('')}`;
-}
-
-function taskOf(result: { task: Task } | { message: unknown }): Task {
-  if (!('task' in result)) throw new Error(`expected a task: ${JSON.stringify(result)}`);
-  return result.task;
-}
 
 describe.each<[A2ABinding, string]>([
   ['JSONRPC', '/a2a/jsonrpc'],

@@ -27,6 +27,8 @@ import {
 } from 'nestjs-a2a';
 import { fakeLookup } from '../libs/a2a/src/net/testing/fake-lookup.js';
 import { startHttpServer, startRawServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+import { json, messages } from './support/client-results.js';
+import { freePort } from './support/ports.js';
 import { userMessage } from './support/wire-client.js';
 
 const LOCAL = { allowHttp: true, allowPrivate: true } as const;
@@ -62,20 +64,9 @@ function agentCard(interfaces: AgentInterface[], fields: Partial<AgentCard> = {}
 const jsonRpcAt = (url: string): AgentInterface => ({ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
 const restAt = (url: string): AgentInterface => ({ url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' });
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
-}
-
 /** A client for a fixed card (no discovery), on 127.0.0.1. */
 function clientFor(card: AgentCard, options: Partial<A2AClientOptions> = {}): A2AClient {
   return new A2AClient({ card, egress: LOCAL, circuitBreakers: false, ...options });
-}
-
-/** Every message of an error and its causes. */
-function messages(error: unknown): string {
-  const out: string[] = [];
-  for (let e = error as { message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) out.push(String(e.message ?? e));
-  return out.join(' | ');
 }
 
 describe('Agent Card cache (spec §8.6)', () => {
@@ -461,10 +452,7 @@ describe('retries (cockatiel, exponential backoff with jitter)', () => {
   });
 
   it('a refused connection is transient; a 4xx answer is not', async () => {
-    const gone = await serve(() => undefined);
-    const port = gone.port;
-    await gone.close();
-    open.pop();
+    const port = await freePort();
     const client = clientFor(agentCard([jsonRpcAt(`http://127.0.0.1:${port}/rpc`)]), fast);
     const error = await client.getTask({ id: 't-1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EgressRequestError);
@@ -583,10 +571,7 @@ describe('errors never show a URL secret', () => {
     const secret = 'SECRET-TOKEN-42';
     const failing = await serve((_req, res) => res.writeHead(500).end('boom'));
     const silent = await serve(() => undefined);
-    const gone = await serve(() => undefined);
-    const gonePort = gone.port;
-    await gone.close();
-    open.splice(open.indexOf(gone), 1);
+    const gonePort = await freePort();
     const attempts: Array<Promise<unknown>> = [
       new AgentCardResolver({ egress: LOCAL, retry: false }).resolve(`http://127.0.0.1:${failing.port}/card.json?token=${secret}`),
       clientFor(agentCard([restAt(`http://127.0.0.1:${failing.port}/rest?token=${secret}`)]), { retry: false }).getTask({ id: 'x' }),

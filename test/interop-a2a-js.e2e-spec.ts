@@ -33,6 +33,7 @@ import {
   isJsonRpcError,
   isRestError,
 } from '@a2a-js/sdk/errors';
+import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
@@ -126,15 +127,6 @@ async function collect(stream: AsyncGenerator<StreamResponse, void, undefined>):
 }
 
 /** Runs `call` and returns what it threw (sync throw or rejection); fails when it does not throw. */
-async function caught(call: () => unknown): Promise<unknown> {
-  try {
-    await call();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected the call to fail, but it succeeded');
-}
-
 describe.each(CASES)('@a2a-js/sdk client over $binding', ({ binding, path, factory, codes }) => {
   let demo: RunningApp;
   let client: Client;
@@ -345,41 +337,41 @@ describe.each(CASES)('@a2a-js/sdk client over $binding', ({ binding, path, facto
     });
 
     it('GetTask of an unknown id → TaskNotFoundError', async () => {
-      const err = await caught(() => client.getTask({ tenant: '', id: 'no-such-task-00000000' }));
+      const err = await rejectionOf(() => client.getTask({ tenant: '', id: 'no-such-task-00000000' }));
       expectA2AError(err, TaskNotFoundError, 'TaskNotFoundError');
       expect((err as A2AError).reason).toBe('TASK_NOT_FOUND');
     });
 
     it('CancelTask of a COMPLETED task → TaskNotCancelableError', async () => {
-      const err = await caught(() => client.cancelTask({ tenant: '', id: completed.id, metadata: undefined }));
+      const err = await rejectionOf(() => client.cancelTask({ tenant: '', id: completed.id, metadata: undefined }));
       expectA2AError(err, TaskNotCancelableError, 'TaskNotCancelableError');
     });
 
     it('a message to a COMPLETED task → UnsupportedOperationError', async () => {
-      const err = await caught(() => client.sendMessage(send(userMessage('again', { taskId: completed.id }))));
+      const err = await rejectionOf(() => client.sendMessage(send(userMessage('again', { taskId: completed.id }))));
       expectA2AError(err, UnsupportedOperationError, 'UnsupportedOperationError');
     });
 
     it('a streamed message to a COMPLETED task → UnsupportedOperationError (before any event)', async () => {
-      const err = await caught(() => collect(client.sendMessageStream(send(userMessage('again', { taskId: completed.id })), streamOptions())));
+      const err = await rejectionOf(() => collect(client.sendMessageStream(send(userMessage('again', { taskId: completed.id })), streamOptions())));
       expectA2AError(err, UnsupportedOperationError, 'UnsupportedOperationError');
     });
 
     it('a message naming an unknown taskId → TaskNotFoundError, streamed or not', async () => {
       const msg = () => userMessage('hi', { taskId: 'no-such-task-00000001' });
-      expectA2AError(await caught(() => client.sendMessage(send(msg()))), TaskNotFoundError, 'TaskNotFoundError');
-      expectA2AError(await caught(() => collect(client.sendMessageStream(send(msg()), streamOptions()))), TaskNotFoundError, 'TaskNotFoundError');
+      expectA2AError(await rejectionOf(() => client.sendMessage(send(msg()))), TaskNotFoundError, 'TaskNotFoundError');
+      expectA2AError(await rejectionOf(() => collect(client.sendMessageStream(send(msg()), streamOptions()))), TaskNotFoundError, 'TaskNotFoundError');
     });
 
     it('SubscribeToTask on a COMPLETED task → UnsupportedOperationError', async () => {
-      const err = await caught(() => collect(client.resubscribeTask({ tenant: '', id: completed.id }, streamOptions())));
+      const err = await rejectionOf(() => collect(client.resubscribeTask({ tenant: '', id: completed.id }, streamOptions())));
       expectA2AError(err, UnsupportedOperationError, 'UnsupportedOperationError');
     });
 
     it('a part with mediaType image/png → ContentTypeNotSupportedError', async () => {
       const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).toString('base64');
       const message = { messageId: nextId(), role: 'ROLE_USER', parts: [{ raw: png, mediaType: 'image/png', filename: 'pixel.png' }] };
-      const err = await caught(() => client.sendMessage(send(message)));
+      const err = await rejectionOf(() => client.sendMessage(send(message)));
       expectA2AError(err, ContentTypeNotSupportedError, 'ContentTypeNotSupportedError');
     });
 
@@ -390,7 +382,7 @@ describe.each(CASES)('@a2a-js/sdk client over $binding', ({ binding, path, facto
         () => client.getTaskPushNotificationConfig({ tenant: '', taskId: completed.id, id: 'cfg-1' }),
         () => client.listTaskPushNotificationConfig({ tenant: '', taskId: completed.id, pageSize: 0, pageToken: '' }),
       ]) {
-        const err = await caught(call);
+        const err = await rejectionOf(call);
         expect(err).toBeInstanceOf(PushNotificationNotSupportedError);
       }
     });
@@ -407,7 +399,7 @@ describe.each(CASES)('@a2a-js/sdk client over $binding', ({ binding, path, facto
         ['delete via Client', () => client.deleteTaskPushNotificationConfig({ tenant: '', taskId: completed.id, id: 'cfg-1' })],
       ];
       for (const [, call] of calls) {
-        const err = await caught(call);
+        const err = await rejectionOf(call);
         expectA2AError(err, PushNotificationNotSupportedError, 'PushNotificationNotSupportedError');
       }
     });

@@ -34,6 +34,8 @@ import {
   type ToolApprovalRequest,
 } from 'nestjs-a2a';
 import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
+import { json, messages } from './support/client-results.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { sleep } from './support/wire-client.js';
 
@@ -71,10 +73,6 @@ async function build(options: A2AModuleOptions, extras: { providers?: Type[]; to
   apps.push(app);
   await app.init();
   return { app, peers: app.get(PeerToolProvider) };
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
 interface ScriptedPeer {
@@ -131,22 +129,6 @@ async function scriptedPeer(cardHeaders: Record<string, string> = { 'cache-contr
   servers.push(peer.server);
   peer.url = `http://127.0.0.1:${peer.server.port}`;
   return peer;
-}
-
-/** Every message of an error and its causes. */
-function messages(error: unknown): string {
-  const out: string[] = [];
-  for (let e = error as { message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) out.push(String(e.message ?? e));
-  return out.join(' | ');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function toolNamed(tools: PeerTool[], name: string): PeerTool {
@@ -215,7 +197,7 @@ describe('PeerToolProvider: tools follow the card', () => {
     await sleep(150);
     expect((await peers.tools(ALICE)).map((t) => t.name)).toEqual(['research__search', 'research__search_deep', 'research__summarise']);
 
-    const error = await rejection(toolNamed(before, 'research__admin-purge').invoke({ text: 'purge it all' }, { caller: ALICE }));
+    const error = await rejectionOf(toolNamed(before, 'research__admin-purge').invoke({ text: 'purge it all' }, { caller: ALICE }));
     expect(error).toBeInstanceOf(ToolNotGrantedError);
     expect(error).toMatchObject({ code: 'TOOL_NOT_GRANTED', retriable: false, tool: 'research__admin-purge', peer: 'research' });
     expect((error as Error).message).toBe('research__admin-purge: the peer no longer grants skill "admin-purge" (it left the peer\'s card, or the allow patterns no longer match it)');
@@ -280,7 +262,7 @@ describe('PeerToolProvider: required and optional peers', () => {
   });
 
   it('a required peer that is unreachable fails start-up, naming it', async () => {
-    const error = await rejection(build({ peers: [{ name: 'billing', url: 'http://127.0.0.1:1', egress: LOCAL }], outbound: { retry: false } }));
+    const error = await rejectionOf(build({ peers: [{ name: 'billing', url: 'http://127.0.0.1:1', egress: LOCAL }], outbound: { retry: false } }));
     expect(error).toBeInstanceOf(A2AConfigurationError);
     expect((error as A2AConfigurationError).problems).toEqual([
       expect.stringMatching(/^peers: the required peer "billing" could not be reached or used at start-up \(EgressRequestError: .*ECONNREFUSED.*\); make it reachable, or declare it optional: true$/),
@@ -304,7 +286,7 @@ describe('PeerToolProvider: deadlines and the breaker', () => {
     const { peers } = await build({ peers: [{ name: 'slow', url: peer.url, egress: LOCAL, allow: ['search'], timeoutMs: 300 }] });
     const [tool] = await peers.tools(ALICE);
     const started = Date.now();
-    const error = await rejection(tool.invoke({ text: 'q' }, { caller: ALICE }));
+    const error = await rejectionOf(tool.invoke({ text: 'q' }, { caller: ALICE }));
     timers.forEach(clearTimeout);
     expect(error).toBeInstanceOf(ToolTimeoutError);
     expect(error).toMatchObject({ code: 'TOOL_TIMEOUT', retriable: true, timeoutMs: 300 });
@@ -322,7 +304,7 @@ describe('PeerToolProvider: deadlines and the breaker', () => {
     const { peers } = await build({ peers: [{ name: 'trickle', url: peer.url, egress: LOCAL, allow: ['search'], timeoutMs: 400 }] });
     const [tool] = await peers.tools(ALICE);
     const started = Date.now();
-    const error = await rejection(tool.invoke({ text: 'q' }, { caller: ALICE }));
+    const error = await rejectionOf(tool.invoke({ text: 'q' }, { caller: ALICE }));
     timers.forEach(clearInterval);
     expect(error).toBeInstanceOf(ToolTimeoutError);
     expect(Date.now() - started).toBeLessThan(2000);
@@ -339,13 +321,13 @@ describe('PeerToolProvider: deadlines and the breaker', () => {
     });
     const [tool] = await peers.tools(ALICE);
     for (let i = 0; i < 2; i++) {
-      const error = await rejection(tool.invoke({ text: 'q' }, { caller: ALICE }));
+      const error = await rejectionOf(tool.invoke({ text: 'q' }, { caller: ALICE }));
       expect(error).toBeInstanceOf(ToolUnavailableError);
       expect(error).toMatchObject({ code: 'TOOL_UNAVAILABLE', retriable: true });
     }
     expect(peer.calls).toHaveLength(2);
     const started = Date.now();
-    const open = await rejection(tool.invoke({ text: 'q' }, { caller: ALICE }));
+    const open = await rejectionOf(tool.invoke({ text: 'q' }, { caller: ALICE }));
     expect(open).toBeInstanceOf(ToolUnavailableError);
     expect((open as Error).message).toMatch(/circuit breaker is open/);
     expect(Date.now() - started).toBeLessThan(100);
@@ -366,7 +348,7 @@ describe('PeerToolProvider: credentials, approval, redaction', () => {
   });
 
   it('literal secrets in the options are refused at start-up, never repeating the value', async () => {
-    const error = await rejection(
+    const error = await rejectionOf(
       build({
         peers: [
           { name: 'a', url: 'https://a.example.com', token: SECRET } as never,
@@ -385,7 +367,7 @@ describe('PeerToolProvider: credentials, approval, redaction', () => {
     const { peers } = await build({ peers: [{ name: 'research', url: peer.url, egress: LOCAL, allow: ['search'], credential: 'peer-e2e-token' }] });
     const [tool] = await peers.tools(ALICE);
 
-    const missing = await rejection(tool.invoke({ text: 'q' }, { caller: ALICE }));
+    const missing = await rejectionOf(tool.invoke({ text: 'q' }, { caller: ALICE }));
     expect(missing).toBeInstanceOf(ToolUnavailableError);
     expect(missing).toMatchObject({ retriable: false });
     expect((missing as Error).message).toBe('research__search: credential "peer-e2e-token" is not set (looked for in the environment variable PEER_E2E_TOKEN)');
@@ -456,7 +438,7 @@ describe('PeerToolProvider: credentials, approval, redaction', () => {
   });
 
   it('a scheme with no strategy fails start-up', async () => {
-    const error = await rejection(build({ peers: [{ name: 'p', url: 'https://p.example.com', credential: 'p-token', scheme: 'hmac', optional: true }] }));
+    const error = await rejectionOf(build({ peers: [{ name: 'p', url: 'https://p.example.com', credential: 'p-token', scheme: 'hmac', optional: true }] }));
     expect(error).toBeInstanceOf(A2AConfigurationError);
     expect((error as Error).message).toMatch(/peers\[0\]\.scheme \(peer "p"\): no credential strategy is named "hmac"/);
   });
@@ -475,7 +457,7 @@ describe('PeerToolProvider: credentials, approval, redaction', () => {
     const [tool] = await peers.tools(ALICE);
     const caller = { subject: 'alice', user: { sub: 'alice', roles: ['analyst'] }, authenticated: true };
     await expect(tool.invoke({ text: 'fine' }, { caller })).resolves.toMatchObject({ text: 'peer: fine' });
-    const denied = await rejection(tool.invoke({ text: 'forbidden' }, { caller }));
+    const denied = await rejectionOf(tool.invoke({ text: 'forbidden' }, { caller }));
     expect(denied).toBeInstanceOf(ToolApprovalDeniedError);
     expect(denied).toMatchObject({ code: 'TOOL_DENIED', retriable: false, message: 'research__search: the call was not approved: forbidden words' });
     expect(peer.calls).toHaveLength(1);
@@ -491,7 +473,7 @@ describe('PeerToolProvider: credentials, approval, redaction', () => {
     peer.interfaceUrl = `http://127.0.0.1:1/rpc?token=${SECRET}`;
     const { peers } = await build({ peers: [{ name: 'leaky', url: peer.url, egress: LOCAL, allow: ['search'] }], outbound: { retry: false } });
     const [tool] = await peers.tools(ALICE);
-    const error = await rejection(tool.invoke({ text: 'q' }, { caller: ALICE }));
+    const error = await rejectionOf(tool.invoke({ text: 'q' }, { caller: ALICE }));
     expect(error).toBeInstanceOf(ToolUnavailableError);
     expect((error as Error).message).toContain('http://127.0.0.1:1/rpc?token=REDACTED');
     expect(messages(error)).not.toContain(SECRET);

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLocalJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, type CryptoKey, type JSONWebKeySet } from 'jose';
 import { A2AModule, PushDeadLetters, PushDeliveryEvents, PushNotifications, TASK_EVENT_LISTENERS, type A2APushOptions, type PushDeliveryEvent } from 'nestjs-a2a';
 import { startWebhookReceiver, type ReceivedNotification, type WebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
-import { REDIS_URL, connectClient, deleteKeys, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -60,9 +60,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await app?.close();
-  const client = await connectClient();
-  await deleteKeys(client, prefix);
-  client.disconnect();
+  await deleteKeysUnder(prefix);
 });
 
 /** Sends `/task <text>` with an inline config pointing at `path` of the receiver; answers the task. */
@@ -182,9 +180,6 @@ describe('delivery', () => {
       expect(slow.app.get(PushDeliveryEvents).counters().dropped).toBeGreaterThanOrEqual(TASK_EVENTS);
     } finally {
       await slow.close();
-      const redis = await connectClient();
-      await deleteKeys(redis, `${prefix}slow:`);
-      redis.disconnect();
     }
   });
 
@@ -331,9 +326,6 @@ describe('the push-config operations', () => {
       expect(third.error?.reason).toBe('RESOURCE_EXHAUSTED');
     } finally {
       await capped.close();
-      const redis = await connectClient();
-      await deleteKeys(redis, `${prefix}cap:`);
-      redis.disconnect();
     }
   });
 
@@ -344,15 +336,9 @@ describe('the push-config operations', () => {
 });
 
 describe('restarts and shutdown', () => {
-  const own = `${prefix}restart:`;
+  const own = `${prefix}restart:`; // under prefix: the file's afterAll deletes its keys
   const instance = (schedule: string) =>
     startApp(A2AModule.forRoot({ redis: { url: REDIS_URL, keyPrefix: own }, defaultAgent: 'echo', push: pushOptions({ retrySchedule: schedule }) }), [EchoAgent]);
-
-  afterAll(async () => {
-    const redis = await connectClient();
-    await deleteKeys(redis, own);
-    redis.disconnect();
-  });
 
   it('loses nothing when the worker stops mid-schedule: the next instance delivers the pending retries', async () => {
     receiver = await startWebhookReceiver((_r, nth) => (nth === 0 ? { status: 500 } : {}));

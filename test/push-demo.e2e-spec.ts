@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWebhookReceiver, type WebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
-import { REDIS_URL, connectClient, deleteKeys, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
 
@@ -22,9 +22,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await receiver.close();
-  const client = await connectClient();
-  await deleteKeys(client, prefix);
-  client.disconnect();
+  await deleteKeysUnder(prefix);
 });
 
 describe('the demo with REDIS_URL: push notifications', () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { A2AModule, type EgressRefusalReason } from 'nestjs-a2a';
 import { fakeLookup, NEVER } from '../libs/a2a/src/net/testing/fake-lookup.js';
-import { REDIS_URL, connectClient, deleteKeys, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -119,9 +119,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
-  const client = await connectClient();
-  await deleteKeys(client, prefix);
-  client.disconnect();
+  await deleteKeysUnder(prefix);
 });
 
 function expectRefusal(res: WireResponse, { url, reason, hidden }: Hostile, field: string): void {

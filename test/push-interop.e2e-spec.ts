@@ -9,7 +9,7 @@ import { SendMessageRequest, TaskPushNotificationConfig, type Task } from '@a2a-
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { startWebhookReceiver, type WebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
-import { REDIS_URL, connectClient, deleteKeys, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 
 const prefix = uniquePrefix();
@@ -31,9 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await demo?.close();
   await receiver?.close();
-  const redis = await connectClient();
-  await deleteKeys(redis, prefix);
-  redis.disconnect();
+  await deleteKeysUnder(prefix);
 });
 
 function send(text: string, configuration?: Record<string, unknown>): SendMessageRequest {

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AModule, TaskCoordinator } from 'nestjs-a2a';
 import { A2A_REDIS } from '../libs/a2a/src/a2a.constants.js';
 import type { RedisConnection } from '../libs/a2a/src/tasks/redis/redis-connection.js';
-import { REDIS_URL, connectClient, deleteKeys, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -36,9 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([a.close(), b.close()]);
-  const client = await connectClient();
-  await deleteKeys(client, prefix);
-  client.disconnect();
+  await deleteKeysUnder(prefix);
 });
 
 const start = async (client: BindingClient, text: string) =>

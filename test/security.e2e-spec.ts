@@ -3,9 +3,8 @@
  * against every route of both bindings, caller isolation, an honest card, the extended card.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Injectable, Module, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
-import { Test } from '@nestjs/testing';
 import { A2AAgent, A2AModule, A2APublic, A2A_PUBLIC, A2ASecurity, REST_ROUTES, SecuritySchemes, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { startApp } from './support/custom-app.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
@@ -242,12 +241,7 @@ class VaultAgent implements AgentExecutor {
 describe('guards given to the module, and the extended card', () => {
   let running: RunningApp;
   beforeAll(async () => {
-    @Module({ imports: [A2AModule.forRoot({ guards: [BearerGuard] })], providers: [VaultAgent, { provide: APP_GUARD, useClass: TenantGuard }] })
-    class VaultApp {}
-    const moduleRef = await Test.createTestingModule({ imports: [VaultApp] }).compile();
-    const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
-    await app.listen(0, '127.0.0.1');
-    running = { app, url: await app.getUrl(), close: () => app.close() };
+    running = await startApp(A2AModule.forRoot({ guards: [BearerGuard] }), [VaultAgent, { provide: APP_GUARD, useClass: TenantGuard }]);
   });
   afterAll(() => running.close());
 

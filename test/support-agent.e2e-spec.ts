@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startHttpServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
+import { freePort } from './support/ports.js';
 import { jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
 
 let demo: RunningApp;
@@ -73,9 +74,8 @@ describe('the support agent', () => {
       ),
     );
     // a port just closed on this machine: another origin than the broken interface's, so their breakers are apart
-    const closed = await startHttpServer(() => undefined);
-    await closed.close();
-    const other = await startDemo({ DEMO_PEERS: `gone=http://127.0.0.1:${closed.port},broken=http://127.0.0.1:${peer.port}` });
+    const closedPort = await freePort();
+    const other = await startDemo({ DEMO_PEERS: `gone=http://127.0.0.1:${closedPort},broken=http://127.0.0.1:${peer.port}` });
     try {
       const client = jsonRpcClient(`${other.url}/agents/support/a2a/jsonrpc`);
       const listed = await client.call('SendMessage', { message: userMessage('tools?') });

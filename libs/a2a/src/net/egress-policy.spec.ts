@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { EgressRefusedError, type EgressRefusalReason, InvalidEgressPolicyError } from './egress-errors.js';
 import { EgressPolicy, type EgressPolicyOptions } from './egress-policy.js';
 import { fakeLookup, NEVER } from './testing/fake-lookup.js';
+import { rejectionOf } from '../testing/thrown.js';
 
 /**
  * Simulated DNS: no test resolves a real name, and nothing here opens a socket. The public addresses
@@ -37,16 +38,6 @@ const DNS = {
 async function admit(policy: EgressPolicy, url: string, lookup = fakeLookup(DNS)) {
   const parsed = policy.checkUrl(url);
   return policy.resolveAndCheck(parsed.hostname, lookup);
-}
-
-async function refusalOf(promise: Promise<unknown>): Promise<EgressRefusedError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof EgressRefusedError) return err;
-    throw err;
-  }
-  throw new Error('expected an EgressRefusedError, got an answer');
 }
 
 interface Hostile {
@@ -170,7 +161,7 @@ describe('EgressPolicy: hostile URLs are refused with a reason', () => {
 
   it.each(HOSTILE)('$url → $reason', async ({ url, reason, hidden }) => {
     const lookup = fakeLookup(DNS);
-    const error = await refusalOf(admit(policy, url, lookup));
+    const error = await rejectionOf(admit(policy, url, lookup), EgressRefusedError);
     expect(error.reason).toBe(reason);
     expect(error.name).toBe('EgressRefusedError');
     for (const secret of hidden ?? []) expect(error.message).not.toContain(secret);
@@ -189,13 +180,13 @@ describe('EgressPolicy: hostile URLs are refused with a reason', () => {
   });
 
   it('refuses a name whose resolution hangs once dnsTimeoutMs elapses', async () => {
-    const error = await refusalOf(admit(policy, 'https://slow.attacker.example/'));
+    const error = await rejectionOf(admit(policy, 'https://slow.attacker.example/'), EgressRefusedError);
     expect(error.reason).toBe('dns');
     expect(error.message).toContain('200 ms');
   });
 
   it('keeps query values, userinfo and fragment out of every message but names the host and path', async () => {
-    const error = await refusalOf(admit(policy, 'http://alice:wonderland@example.com:8080/hooks/a2a?token=t0ps3cret&x#anchor'));
+    const error = await rejectionOf(admit(policy, 'http://alice:wonderland@example.com:8080/hooks/a2a?token=t0ps3cret&x#anchor'), EgressRefusedError);
     expect(error.message).toContain('http://example.com:8080/hooks/a2a?token=REDACTED&REDACTED');
     for (const secret of ['alice', 'wonderland', 't0ps3cret', 'anchor']) expect(error.message).not.toContain(secret);
   });
@@ -215,9 +206,9 @@ describe('EgressPolicy: hostile URLs are refused with a reason', () => {
   });
 
   it('carries the refused address', async () => {
-    const error = await refusalOf(admit(policy, 'https://0x7f.1/'));
+    const error = await rejectionOf(admit(policy, 'https://0x7f.1/'), EgressRefusedError);
     expect(error.address).toBe('127.0.0.1');
-    const dnsError = await refusalOf(admit(policy, 'https://mixed.attacker.example/'));
+    const dnsError = await rejectionOf(admit(policy, 'https://mixed.attacker.example/'), EgressRefusedError);
     expect(dnsError.address).toBe('10.0.0.7');
     expect(dnsError.message).toContain('mixed.attacker.example resolves to 10.0.0.7');
   });
@@ -334,7 +325,7 @@ const STILL_REFUSED: Relaxed[] = [
 
 describe('EgressPolicy: what relaxed options still refuse', () => {
   it.each(STILL_REFUSED)('$title', async ({ url, options, reason }) => {
-    const error = await refusalOf(admit(new EgressPolicy(options), url));
+    const error = await rejectionOf(admit(new EgressPolicy(options), url), EgressRefusedError);
     expect(error.reason).toBe(reason);
   });
 });
@@ -399,7 +390,7 @@ describe('EgressPolicy.resolveAndCheck', () => {
 
   it('refuses what is not a bare host name', async () => {
     for (const host of ['example.com:443', 'example.com/path', 'user@example.com', 'loc%61lhost', '']) {
-      const error = await refusalOf(policy.resolveAndCheck(host, fakeLookup(DNS)));
+      const error = await rejectionOf(policy.resolveAndCheck(host, fakeLookup(DNS)), EgressRefusedError);
       expect(error.reason).toBe('host');
     }
   });
@@ -413,7 +404,7 @@ describe('EgressPolicy.resolveAndCheck', () => {
   });
 
   it('reports the resolver error code, not its message', async () => {
-    const error = await refusalOf(policy.resolveAndCheck('nxdomain.example', fakeLookup({})));
+    const error = await rejectionOf(policy.resolveAndCheck('nxdomain.example', fakeLookup({})), EgressRefusedError);
     expect(error.reason).toBe('dns');
     expect(error.message).toBe('egress refused: nxdomain.example does not resolve (ENOTFOUND)');
   });

@@ -12,6 +12,7 @@ import { requestWithDeadline } from './request-with-deadline.js';
 import { type FakeAnswer, fakeLookup, NEVER } from './testing/fake-lookup.js';
 import { type LoopbackServer, startHttpServer, startHttpsServer, startRawServer } from './testing/loopback-server.js';
 import { selfSignedCert } from './testing/self-signed-cert.js';
+import { rejectionOf } from '../testing/thrown.js';
 
 const PUBLIC = '93.184.215.14';
 
@@ -32,15 +33,6 @@ function setup(policyOptions: EgressPolicyOptions, dns: Record<string, FakeAnswe
   const dispatcher = createPinnedDispatcher(policy, { lookup, onDial: (e) => dials.push(e), ...options });
   open.push({ close: () => dispatcher.destroy() });
   return { lookup, policy, dispatcher, dials };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection, got an answer');
 }
 
 const small = { deadlineMs: 5_000, maxBodyBytes: 4_096 };
@@ -117,7 +109,7 @@ describe('pinned dispatcher: connects to exactly the checked address', () => {
     expect(dials[0]?.address).toBe('127.0.0.1');
 
     // Same address, another name: the certificate is checked against the name, not the IP.
-    const error = await rejection(requestWithDeadline(dispatcher, `https://impostor.test:${target.port}/`, small));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, `https://impostor.test:${target.port}/`, small));
     expect(error).toBeInstanceOf(EgressRequestError);
     expect((error as EgressRequestError).code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
     expect(target.requests).toHaveLength(1);
@@ -129,7 +121,7 @@ describe('pinned dispatcher: refuses before connecting', () => {
     const target = server(await startHttpServer((_req, res) => res.end('should not be reached')));
     const { dispatcher, lookup, dials } = setup({ allowHttp: true }, { 'rebind.test': ['127.0.0.1'] });
 
-    const error = await rejection(requestWithDeadline(dispatcher, `http://rebind.test:${target.port}/`, small));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, `http://rebind.test:${target.port}/`, small));
 
     expect(error).toBeInstanceOf(EgressRefusedError);
     expect((error as EgressRefusedError).reason).toBe('loopback');
@@ -143,7 +135,7 @@ describe('pinned dispatcher: refuses before connecting', () => {
     const target = server(await startHttpServer((_req, res) => res.end('no')));
     const { dispatcher, lookup } = setup({ allowHttp: true }, {});
 
-    const error = await rejection(dispatcher.request({ origin: `http://127.0.0.1:${target.port}`, path: '/', method: 'GET' }));
+    const error = await rejectionOf(dispatcher.request({ origin: `http://127.0.0.1:${target.port}`, path: '/', method: 'GET' }));
 
     expect((error as EgressRefusedError).reason).toBe('loopback');
     expect(lookup.calls).toEqual([]);
@@ -154,7 +146,7 @@ describe('pinned dispatcher: refuses before connecting', () => {
     const target = server(await startHttpServer((_req, res) => res.end('no')));
     const { dispatcher } = setup({ allowHttp: true }, { 'rebind.test': ['127.0.0.1'] });
 
-    const error = await rejection(undiciFetch(`http://rebind.test:${target.port}/`, { dispatcher, redirect: 'manual' }));
+    const error = await rejectionOf(undiciFetch(`http://rebind.test:${target.port}/`, { dispatcher, redirect: 'manual' }));
 
     expect((error as Error).cause).toBeInstanceOf(EgressRefusedError);
     expect(target.connections).toEqual([]);
@@ -164,7 +156,7 @@ describe('pinned dispatcher: refuses before connecting', () => {
     const target = server(await startHttpServer((_req, res) => res.end('no')));
     const { dispatcher, dials } = setup({ allowHttp: true, allowHosts: ['127.0.0.1/32'] }, { 'rebind.test': ['127.0.0.1', '10.9.9.9'] });
 
-    const error = await rejection(requestWithDeadline(dispatcher, `http://rebind.test:${target.port}/`, small));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, `http://rebind.test:${target.port}/`, small));
 
     expect((error as EgressRefusedError).reason).toBe('private');
     expect(dials).toEqual([]);
@@ -175,7 +167,7 @@ describe('pinned dispatcher: refuses before connecting', () => {
     const target = server(await startHttpServer((_req, res) => res.end('no')));
     const { dispatcher, lookup } = setup({ allowPrivate: true }, { 'rebind.test': ['127.0.0.1'] });
 
-    const error = await rejection(dispatcher.request({ origin: `http://rebind.test:${target.port}`, path: '/', method: 'GET' }));
+    const error = await rejectionOf(dispatcher.request({ origin: `http://rebind.test:${target.port}`, path: '/', method: 'GET' }));
 
     expect((error as EgressRefusedError).reason).toBe('scheme');
     expect(lookup.calls).toEqual([]);
@@ -186,7 +178,7 @@ describe('pinned dispatcher: refuses before connecting', () => {
     const target = server(await startHttpServer((_req, res) => res.end('no')));
     const { dispatcher, lookup } = setup({ allowHttp: true, allowPrivate: true }, { 'rebind.test': ['127.0.0.1'] });
 
-    const error = await rejection(
+    const error = await rejectionOf(
       requestWithDeadline(dispatcher, `http://user:pass@rebind.test:${target.port}/h?token=SECRET`, small),
     );
 
@@ -212,7 +204,7 @@ describe('pinned dispatcher: DNS rebinding', () => {
     await expect(policy.resolveAndCheck(registered.hostname, lookup)).resolves.toEqual([{ address: PUBLIC, family: 4 }]);
 
     // Delivery: the attacker's DNS now answers 127.0.0.1; the connect step re-checks and refuses.
-    const error = await rejection(requestWithDeadline(dispatcher, url, small));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, url, small));
 
     expect((error as EgressRefusedError).reason).toBe('loopback');
     expect(lookup.calls).toEqual(['rebind.test', 'rebind.test']);
@@ -251,7 +243,7 @@ describe('requestWithDeadline', () => {
     // The name is trusted (allow-listed), the bare loopback address it redirects to is not.
     const { dispatcher } = setup({ allowHttp: true, allowHosts: ['hook.test'] }, { 'hook.test': ['127.0.0.1'] });
 
-    const error = await rejection(undiciFetch(`http://hook.test:${target.port}/`, { dispatcher, redirect: 'follow' }));
+    const error = await rejectionOf(undiciFetch(`http://hook.test:${target.port}/`, { dispatcher, redirect: 'follow' }));
 
     expect(((error as Error).cause as EgressRefusedError).reason).toBe('loopback');
     expect(target.connections).toEqual(['127.0.0.1']);
@@ -272,7 +264,7 @@ describe('requestWithDeadline', () => {
     const { dispatcher } = setup({ allowHttp: true, allowPrivate: true }, { 'trickle.test': ['127.0.0.1'] });
 
     const started = Date.now();
-    const error = await rejection(requestWithDeadline(dispatcher, `http://trickle.test:${target.port}/?k=secret`, { deadlineMs: 300, maxBodyBytes: 1_000_000 }));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, `http://trickle.test:${target.port}/?k=secret`, { deadlineMs: 300, maxBodyBytes: 1_000_000 }));
     const elapsed = Date.now() - started;
 
     expect(error).toBeInstanceOf(EgressDeadlineError);
@@ -296,7 +288,7 @@ describe('requestWithDeadline', () => {
     const { dispatcher } = setup({ allowHttp: true, allowPrivate: true }, { 'trickle.test': ['127.0.0.1'] });
 
     const started = Date.now();
-    const error = await rejection(requestWithDeadline(dispatcher, `http://trickle.test:${target.port}/`, { deadlineMs: 300, maxBodyBytes: 1_000 }));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, `http://trickle.test:${target.port}/`, { deadlineMs: 300, maxBodyBytes: 1_000 }));
 
     expect(error).toBeInstanceOf(EgressDeadlineError);
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -360,7 +352,7 @@ describe('requestWithDeadline', () => {
     await closed.close(); // nothing listens on 127.0.0.1:port any more
     const { dispatcher } = setup({ allowHttp: true, allowPrivate: true }, { 'gone.test': ['127.0.0.1'] });
 
-    const error = await rejection(requestWithDeadline(dispatcher, `http://gone.test:${port}/?token=x1y2`, small));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, `http://gone.test:${port}/?token=x1y2`, small));
 
     expect(error).toBeInstanceOf(EgressRequestError);
     expect((error as EgressRequestError).code).toBe('ECONNREFUSED');
@@ -370,7 +362,7 @@ describe('requestWithDeadline', () => {
   it('gives up connecting after connectTimeoutMs when resolution hangs', async () => {
     const { dispatcher, lookup } = setup({ allowHttp: true, allowPrivate: true }, { 'hang.test': NEVER }, { connectTimeoutMs: 150 });
 
-    const error = await rejection(requestWithDeadline(dispatcher, 'http://hang.test:9/', small));
+    const error = await rejectionOf(requestWithDeadline(dispatcher, 'http://hang.test:9/', small));
 
     expect(error).toBeInstanceOf(EgressRequestError);
     expect((error as EgressRequestError).code).toBe('UND_ERR_CONNECT_TIMEOUT');
@@ -384,7 +376,7 @@ describe('requestWithDeadline', () => {
     const reason = new Error('shutting down');
     setTimeout(() => controller.abort(reason), 50);
 
-    const error = await rejection(
+    const error = await rejectionOf(
       requestWithDeadline(dispatcher, `http://quiet.test:${target.port}/`, { ...small, signal: controller.signal }),
     );
 

@@ -10,6 +10,7 @@ import type { StoredTask, TaskScope, TaskStore } from '../tasks/task-store.js';
 import { PushNotificationService } from './push-notification.service.js';
 import { RedisPushConfigStore } from './redis-push-config-store.js';
 import { SecretBox } from './secret-box.js';
+import { rejectionOf } from '../testing/thrown.js';
 
 const prefix = uniquePrefix();
 const alice: TaskScope = { agent: 'echo', tenant: '', subject: 'alice' };
@@ -41,27 +42,18 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function invalid(promise: Promise<unknown>): Promise<InvalidParamsError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof InvalidParamsError) return error;
-    throw error;
-  }
-  throw new Error('expected InvalidParams');
-}
-
 describe('PushNotificationService.validate', () => {
   it('accepts a public https webhook whose name resolves', async () => {
     await expect(service.validate({ url: 'https://hooks.example.com/a2a', token: 't', authentication: { scheme: 'Bearer', credentials: 'c' } })).resolves.toBeUndefined();
   });
 
   it('names every bad field at once, under the path of the config in the request', async () => {
-    const error = await invalid(
+    const error = await rejectionOf(
       service.validate(
         { url: 'https://inside.example.com/x', id: 'has space', token: 'a\nb', authentication: { scheme: 'Bear er', credentials: 'x\u0000' } },
         'configuration.taskPushNotificationConfig.url',
       ),
+      InvalidParamsError,
     );
     expect(error.fieldViolations).toEqual([
       { field: 'configuration.taskPushNotificationConfig.id', description: 'must be 1 to 256 visible ASCII characters' },
@@ -76,7 +68,7 @@ describe('PushNotificationService.validate', () => {
   });
 
   it('refuses oversized values', async () => {
-    const error = await invalid(service.validate({ url: `https://hooks.example.com/${'a'.repeat(2100)}`, token: 'x'.repeat(5000) }));
+    const error = await rejectionOf(service.validate({ url: `https://hooks.example.com/${'a'.repeat(2100)}`, token: 'x'.repeat(5000) }), InvalidParamsError);
     expect(error.fieldViolations.map((v) => v.field)).toEqual(['token', 'url']);
   });
 });
@@ -121,7 +113,7 @@ describe('PushNotificationService: create, get, list, delete', () => {
   });
 
   it('refuses a page token it did not give', async () => {
-    const error = await invalid(service.list(alice, 't-3', 1, '!!not-base64url!!'));
+    const error = await rejectionOf(service.list(alice, 't-3', 1, '!!not-base64url!!'), InvalidParamsError);
     expect(error.fieldViolations).toEqual([{ field: 'pageToken', description: 'is not a token this server gave' }]);
   });
 

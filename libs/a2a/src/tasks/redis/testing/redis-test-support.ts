@@ -32,12 +32,18 @@ export function unreachableClient(): Redis {
 
 /** Deletes every key under `prefix` (and nothing else). */
 export async function deleteKeys(client: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await client.scan(cursor, 'MATCH', `${escapeGlob(prefix)}*`, 'COUNT', 1000);
-    if (keys.length > 0) await client.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
+  const keys = await keysUnder(client, prefix);
+  for (let i = 0; i < keys.length; i += 1000) await client.del(...keys.slice(i, i + 1000));
+}
+
+/** {@link deleteKeys} on a connection of its own: for an afterAll that holds no client. */
+export async function deleteKeysUnder(prefix: string): Promise<void> {
+  const client = await connectClient();
+  try {
+    await deleteKeys(client, prefix);
+  } finally {
+    client.disconnect();
+  }
 }
 
 /** Keys under `prefix`, sorted. */
