@@ -9,10 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { A2AClient, type A2AClientOptions } from '../client/a2a-client.js';
 import type { A2AEventStream } from '../client/a2a-event-stream.js';
+import { HTTP_TOKEN } from '../client/headers.js';
 import type { A2ABinding } from '../client/interface-selection.js';
+import { DEFAULT_API_KEY_HEADER } from '../client/peers/peer-options.js';
 import { peerToolSpecs } from '../client/peers/peer-tool-specs.js';
 import { EgressRefusedError } from '../net/egress-errors.js';
-import { redactUrl } from '../net/redact-url.js';
+import { redactUrlsIn } from '../net/redact-url.js';
 import { TASK_STATES, type TaskState } from '../protocol/types.js';
 import { UsageError, intOf, parseArgs, valueOf, type ParsedArgs } from './args.js';
 import { formatCard, formatEvent, formatResponse, formatTask, formatTaskList, formatTools } from './format.js';
@@ -93,7 +95,7 @@ function headers(args: ParsedArgs, env: NodeJS.ProcessEnv): Record<string, strin
   for (const header of args.values.get('header') ?? []) {
     const colon = header.indexOf(':');
     const name = colon === -1 ? '' : header.slice(0, colon).trim();
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError('--header must be name:value');
+    if (!HTTP_TOKEN.test(name)) throw new UsageError('--header must be name:value');
     if (SECRET_HEADERS.test(name)) throw new UsageError(`--header ${name}: secrets do not go on the command line (shell history, process list); use --bearer-env or --api-key-env`);
     out[name.toLowerCase()] = header.slice(colon + 1).trim();
   }
@@ -107,7 +109,7 @@ function headers(args: ParsedArgs, env: NodeJS.ProcessEnv): Record<string, strin
   const bearer = secretFrom('bearer-env');
   if (bearer !== undefined) out.authorization = `Bearer ${bearer}`;
   const apiKey = secretFrom('api-key-env');
-  if (apiKey !== undefined) out[(valueOf(args, 'api-key-header') ?? 'X-API-Key').toLowerCase()] = apiKey;
+  if (apiKey !== undefined) out[(valueOf(args, 'api-key-header') ?? DEFAULT_API_KEY_HEADER).toLowerCase()] = apiKey;
   return out;
 }
 
@@ -132,12 +134,13 @@ function targetUrl(value: string): string {
 function clientFor(url: string, args: ParsedArgs, env: NodeJS.ProcessEnv): A2AClient {
   const preferred = binding(args);
   const tenant = valueOf(args, 'tenant');
+  const timeout = intOf(args, 'timeout');
   const options: A2AClientOptions = {
     cardUrl: url,
     egress: { allowHttp: args.flags.has('allow-http'), allowPrivate: args.flags.has('allow-private') },
     circuitBreakers: false,
     headers: headers(args, env),
-    timeoutMs: intOf(args, 'timeout') ?? 60_000,
+    ...(timeout === undefined ? {} : { timeoutMs: timeout }), // else the client's default
     ...(preferred === undefined ? {} : { preferredBinding: preferred }),
     ...(tenant === undefined ? {} : { tenant }),
   };
@@ -242,7 +245,7 @@ async function run(command: string, args: ParsedArgs, io: CliIo, out: Output): P
 function failure(io: CliIo, json: boolean, error: unknown): number {
   const name = error instanceof Error ? error.name : 'Error';
   // client errors are redacted already; a URL in anything else is redacted here, to be sure
-  const message = (error instanceof Error ? error.message : String(error)).replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi, (u) => redactUrl(u));
+  const message = redactUrlsIn(error instanceof Error ? error.message : String(error));
   if (json) io.stderr.write(`${JSON.stringify({ error: { name, message } })}\n`);
   else {
     io.stderr.write(`${name}: ${message}\n`);

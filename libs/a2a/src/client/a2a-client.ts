@@ -358,8 +358,7 @@ export class A2AClient {
       return decode(schema, raw);
     } catch (error) {
       if (!(error instanceof InvalidParamsError)) throw error;
-      const violations = error.fieldViolations.slice(0, 10).map((v) => `${v.field} ${v.description}`).join('; ');
-      throw new InvalidAgentResponseError(`${target}: ${what} is not valid A2A ${PROTOCOL_VERSION} (${violations})`);
+      throw new InvalidAgentResponseError(`${target}: ${what} is not valid A2A ${PROTOCOL_VERSION} (${error.violationsText(10)})`);
     }
   }
 

@@ -151,8 +151,7 @@ export function readAgentCard(raw: unknown, target: string): { card: AgentCard; 
     return { card: decode(AgentCardSchema, legacy ? fromLegacyCard(raw) : raw), legacy };
   } catch (error) {
     if (!(error instanceof InvalidParamsError)) throw error;
-    const violations = error.fieldViolations.slice(0, 10).map((v) => `${v.field} ${v.description}`).join('; ');
-    throw new InvalidAgentResponseError(`${target}: not a valid A2A Agent Card (${violations})`);
+    throw new InvalidAgentResponseError(`${target}: not a valid A2A Agent Card (${error.violationsText(10)})`);
   }
 }
 

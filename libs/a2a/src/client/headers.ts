@@ -22,6 +22,9 @@ export interface A2ARequestInfo {
 export type A2AHeadersProvider = (request: A2ARequestInfo) => A2AHeaderValues | undefined | Promise<A2AHeaderValues | undefined>;
 
 /** Header values by name; an `undefined` value is left out. @publicApi */
+/** A header name (an RFC 9110 token). */
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 export type A2AHeaderValues = Readonly<Record<string, string | undefined>>;
 
 /** Fixed headers or a provider. @publicApi */

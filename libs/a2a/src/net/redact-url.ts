@@ -40,3 +40,14 @@ export function redactUrl(url: string | URL): string {
   }
   return out.length > MAX_REDACTED_LENGTH ? `${out.slice(0, MAX_REDACTED_LENGTH)}…` : out;
 }
+
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+
+/** `text` with every URL in it redacted (a last line of defence: messages are built redacted). */
+export function redactUrlsIn(text: string): string {
+  return text.replace(URL_IN_TEXT, (match) => {
+    // punctuation after a URL belongs to the sentence ("…/rpc: request failed")
+    const trail = /[.,;:!?)\]]+$/.exec(match)?.[0] ?? '';
+    return redactUrl(match.slice(0, match.length - trail.length)) + trail;
+  });
+}

@@ -92,7 +92,7 @@ function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPa
   try {
     normalized = normalizedCardJson(card);
   } catch (error) {
-    const detail = error instanceof InvalidParamsError ? error.fieldViolations.map((v) => `${v.field} ${v.description}`).join('; ') : (error as Error).message;
+    const detail = error instanceof InvalidParamsError ? error.violationsText() : (error as Error).message;
     throw new CardSignatureError('MALFORMED_CARD', `the Agent Card cannot be read: ${detail}`, [], { cause: error });
   }
   const out: Array<{ form: CardPayloadForm; payload: string }> = [];

@@ -340,6 +340,14 @@ export class InvalidParamsError extends A2AError {
   static field(field: string, description: string): InvalidParamsError {
     return new InvalidParamsError([{ field, description }]);
   }
+
+  /** The first `limit` violations as `<field> <description>`, joined by `; `: for messages about what a peer sent. */
+  violationsText(limit = Number.POSITIVE_INFINITY): string {
+    return this.fieldViolations
+      .slice(0, limit)
+      .map((v) => `${v.field} ${v.description}`)
+      .join('; ');
+  }
 }
 
 /** Every A2A-specific error class, for mapping a wire error back to its class. */

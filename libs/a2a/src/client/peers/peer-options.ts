@@ -7,6 +7,7 @@
 import { egressPolicyOf, type EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
 import { EgressRefusedError, type EgressRefusalReason } from '../../net/egress-errors.js';
 import { isPlainObject } from '../../protocol/json-value.js';
+import { HTTP_TOKEN } from '../headers.js';
 import { CLIENT_BINDINGS, type A2ABinding } from '../interface-selection.js';
 import type { A2ACircuitBreakerOptions, A2ARetryOptions } from '../resilience.js';
 
@@ -154,7 +155,6 @@ const SECRET_LIKE_KEY = /token|secret|passw|pwd|key|auth|bearer|cookie|header|cr
 const PEER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}$/;
 const CREDENTIAL_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
 const SCHEME_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers a credential strategy may not be pointed at: they carry the protocol itself. */
 const RESERVED_HEADERS = new Set(['a2a-version', 'a2a-extensions', 'content-type', 'content-length', 'host', 'accept', 'last-event-id']);
 
@@ -271,7 +271,7 @@ function resolvePeer(raw: unknown, index: number, outbound: PeerDefaults, names:
     problems.push(`${path}.credential${label}: the ${effectiveScheme} scheme needs a credential name`);
   }
   const apiKeyHeader = raw.apiKeyHeader;
-  if (apiKeyHeader !== undefined && (typeof apiKeyHeader !== 'string' || !HEADER_NAME.test(apiKeyHeader) || RESERVED_HEADERS.has(apiKeyHeader.toLowerCase()))) {
+  if (apiKeyHeader !== undefined && (typeof apiKeyHeader !== 'string' || !HTTP_TOKEN.test(apiKeyHeader) || RESERVED_HEADERS.has(apiKeyHeader.toLowerCase()))) {
     problems.push(`${path}.apiKeyHeader${label}: must be an HTTP header name (not one the protocol uses)`);
   }
   if (raw.tenant !== undefined && (typeof raw.tenant !== 'string' || raw.tenant === '')) problems.push(`${path}.tenant${label}: must be a non-empty string`);

@@ -3,21 +3,11 @@
  * with (TaskNotFound, ContentTypeNotSupported, Unauthenticated …) are not wrapped: they surface as
  * the protocol's own classes. Every message names URLs only redacted.
  */
-import { redactUrl } from '../../net/redact-url.js';
+import { redactUrlsIn } from '../../net/redact-url.js';
 
 /** @publicApi */
 export type PeerToolErrorCode = 'TOOL_UNAVAILABLE' | 'TOOL_TIMEOUT' | 'TOOL_NOT_GRANTED' | 'TOOL_DENIED' | 'TOOL_INVALID_INPUT';
 
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
-
-/** `text` with every URL in it redacted (a last line of defence: messages are built redacted). */
-export function redactUrlsIn(text: string): string {
-  return text.replace(URL_IN_TEXT, (match) => {
-    // punctuation after a URL belongs to the sentence ("…/rpc: request failed")
-    const trail = /[.,;:!?)\]]+$/.exec(match)?.[0] ?? '';
-    return redactUrl(match.slice(0, match.length - trail.length)) + trail;
-  });
-}
 
 /**
  * Base of the errors of peer tools: `code` for programs (and models), `retriable` says whether the

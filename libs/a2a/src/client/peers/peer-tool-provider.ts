@@ -28,7 +28,7 @@ import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import { EgressRefusedError, EgressRequestError } from '../../net/egress-errors.js';
 import { EgressPolicy } from '../../net/egress-policy.js';
 import type { PinnedDispatcher } from '../../net/pinned-dispatcher.js';
-import { redactUrl } from '../../net/redact-url.js';
+import { redactUrl, redactUrlsIn } from '../../net/redact-url.js';
 import { CardSignatureError } from '../../protocol/card-verification.js';
 import { InternalError, InvalidAgentResponseError, UnavailableError } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/types.js';
@@ -59,7 +59,6 @@ import {
   ToolTimeoutError,
   ToolUnavailableError,
   PeerToolError,
-  redactUrlsIn,
 } from './peer-tool-errors.js';
 import { argsProblem, peerToolSpecs, toolMessage, toolResult, type PeerToolArgs, type PeerToolResult, type PeerToolSpec } from './peer-tool-specs.js';
 import { ToolApproval } from './tool-approval.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { AgentCard } from '../../protocol/types.js';
-import { redactUrlsIn } from './peer-tool-errors.js';
+import { redactUrlsIn } from '../../net/redact-url.js';
 import { allowedBy, argsProblem, peerToolName, peerToolSpecs, toolMessage, toolResult } from './peer-tool-specs.js';
 
 const card: AgentCard = {
