@@ -13,6 +13,9 @@
  * | `expiring` | zset | terminal tasks, scored by the ms their snapshot expires at (the periodic sweep reads it) |
  * | `expiring:<sk>` | zset | the same, per scope (ListTasks sweeps its own scope before counting) |
  * | `expiring-info` | hash | taskId → JSON `{sk, tk, idx}`: what to remove once the snapshot is gone |
+ * | `lease:<taskId>` | string | the instance running a turn of the task, with a TTL it renews |
+ * | `claims` | hash | taskId → scope JSON of every claim taken (the orphan sweep walks it) |
+ * | `cancel` | pub/sub channel | cancel requests, a taskId per message |
  *
  * `<sk>` is the scope key: agent, tenant and subject each base64url-encoded, joined by `.`, so any
  * character in a scope value is safe and two scopes never share a key. `<ctx>` is base64url too.
@@ -81,6 +84,11 @@ export class RedisKeys {
   /** taskId → scope JSON of every claim taken: what the orphan sweep walks. */
   claims(): string {
     return `${this.prefix}claims`;
+  }
+
+  /** The pub/sub channel of cancel requests: a taskId per message, for whichever instance holds it. */
+  cancelChannel(): string {
+    return `${this.prefix}cancel`;
   }
 
   scope(scope: TaskScope): string {

@@ -50,7 +50,6 @@ return false`);
 /** @publicApi */
 export class RedisTaskCoordinator implements TaskCoordinator {
   private readonly logger = new Logger('A2A');
-  private readonly prefix: string;
   private readonly keys: RedisKeys;
   private readonly leaseMs: number;
   private readonly instanceId: string;
@@ -66,8 +65,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     private readonly redis: Redis,
     options: RedisTaskCoordinatorOptions = {},
   ) {
-    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-    this.keys = new RedisKeys(this.prefix);
+    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.leaseMs = options.leaseMs ?? 10_000;
     this.instanceId = options.instanceId ?? randomUUID();
     // pub/sub takes a connection of its own; one per instance, whatever the number of tasks
@@ -76,7 +74,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     this.subscriber.on('message', (_channel: string, taskId: string) => {
       if (this.held.has(taskId)) this.cancelListeners.forEach((listener) => listener(taskId));
     });
-    void this.subscriber.subscribe(this.key('cancel')).catch((error: Error) => this.logger.warn(`Cancel channel unavailable: ${error.name}`));
+    void this.subscriber.subscribe(this.keys.cancelChannel()).catch((error: Error) => this.logger.warn(`Cancel channel unavailable: ${error.name}`));
     this.renewTimer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
     this.sweepTimer = setInterval(() => void this.sweep(), this.leaseMs);
     this.renewTimer.unref();
@@ -84,14 +82,14 @@ export class RedisTaskCoordinator implements TaskCoordinator {
   }
 
   async claim(taskId: string, scope: TaskScope): Promise<boolean> {
-    const won = await redisCall(() => CLAIM.run(this.redis, [this.lease(taskId), this.keys.claims()], [this.instanceId, this.leaseMs, taskId, JSON.stringify(scope)]));
+    const won = await redisCall(() => CLAIM.run(this.redis, [this.keys.lease(taskId), this.keys.claims()], [this.instanceId, this.leaseMs, taskId, JSON.stringify(scope)]));
     if (won === 1) this.held.add(taskId);
     return won === 1;
   }
 
   async release(taskId: string): Promise<void> {
     this.held.delete(taskId);
-    await redisCall(() => RELEASE.run(this.redis, [this.lease(taskId), this.keys.claims()], [this.instanceId, taskId]));
+    await redisCall(() => RELEASE.run(this.redis, [this.keys.lease(taskId), this.keys.claims()], [this.instanceId, taskId]));
   }
 
   adopt(taskId: string): void {
@@ -108,12 +106,12 @@ export class RedisTaskCoordinator implements TaskCoordinator {
   }
 
   async isClaimed(taskId: string): Promise<boolean> {
-    return (await redisCall(() => this.redis.exists(this.lease(taskId)))) === 1;
+    return (await redisCall(() => this.redis.exists(this.keys.lease(taskId)))) === 1;
   }
 
   async requestCancel(taskId: string): Promise<void> {
     if (this.held.has(taskId)) this.cancelListeners.forEach((listener) => listener(taskId));
-    else await redisCall(() => this.redis.publish(this.key('cancel'), taskId));
+    else await redisCall(() => this.redis.publish(this.keys.cancelChannel(), taskId));
   }
 
   onCancelRequest(listener: (taskId: string) => void): void {
@@ -133,38 +131,37 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     this.subscriber.disconnect();
   }
 
+  /** Every held lease renewed, the commands sent together (one connection pipelines them). */
   private async renew(): Promise<void> {
-    for (const taskId of this.held) {
-      try {
-        const kept = await RENEW.run(this.redis, [this.lease(taskId)], [this.instanceId, this.leaseMs]);
-        if (kept === 0) {
-          this.held.delete(taskId);
-          this.logger.warn(`Lost the claim on task ${taskId}; another instance may take it over`);
+    await Promise.all(
+      [...this.held].map(async (taskId) => {
+        try {
+          const kept = await RENEW.run(this.redis, [this.keys.lease(taskId)], [this.instanceId, this.leaseMs]);
+          if (kept === 0) {
+            this.held.delete(taskId);
+            this.logger.warn(`Lost the claim on task ${taskId}; another instance may take it over`);
+          }
+        } catch {
+          // Redis unreachable: the claim lapses if this lasts longer than the lease, as it should
         }
-      } catch {
-        // Redis unreachable: the claim lapses if this lasts longer than the lease, as it should
-      }
-    }
+      }),
+    );
   }
 
+  /** Every claim of another instance whose lease lapsed is reported once (TAKE_ORPHAN decides who reports it). */
   private async sweep(): Promise<void> {
     try {
-      const claimed = await this.redis.hkeys(this.keys.claims());
-      for (const taskId of claimed) {
-        if (this.held.has(taskId)) continue;
-        const scope = (await TAKE_ORPHAN.run(this.redis, [this.lease(taskId), this.keys.claims()], [taskId])) as string | null;
-        if (scope) this.orphanListeners.forEach((listener) => listener(taskId, JSON.parse(scope) as TaskScope));
-      }
+      const claimed = (await this.redis.hkeys(this.keys.claims())).filter((taskId) => !this.held.has(taskId));
+      // settled, not all: an orphan taken (its claims entry gone) must be reported even when another take failed
+      const taken = await Promise.allSettled(
+        claimed.map((taskId) => TAKE_ORPHAN.run(this.redis, [this.keys.lease(taskId), this.keys.claims()], [taskId]) as Promise<string | null>),
+      );
+      taken.forEach((outcome, i) => {
+        const scope = outcome.status === 'fulfilled' ? outcome.value : null;
+        if (scope) this.orphanListeners.forEach((listener) => listener(claimed[i], JSON.parse(scope) as TaskScope));
+      });
     } catch {
       // Redis unreachable: the next sweep tries again
     }
-  }
-
-  private lease(taskId: string): string {
-    return this.keys.lease(taskId);
-  }
-
-  private key(name: string): string {
-    return `${this.prefix}${name}`;
   }
 }
