@@ -46,8 +46,9 @@ export function parseDemoPeers(value: string | undefined, port: number): DemoPee
 }
 
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
+  const port = Number(env.PORT ?? 3000);
   return {
-    port: Number(env.PORT ?? 3000),
+    port,
     host: env.HOST ?? '127.0.0.1',
     publicUrl: env.PUBLIC_URL || undefined,
     allowUnauthenticated: env.A2A_ALLOW_UNAUTHENTICATED === '1',
@@ -58,6 +59,6 @@ export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     allowPrivateWebhooks: env.A2A_ALLOW_PRIVATE_WEBHOOKS === '1',
     pushRetrySchedule: env.A2A_PUSH_RETRY_SCHEDULE || undefined,
     pushEncryptionKey: env.A2A_PUSH_ENCRYPTION_KEY || undefined,
-    peers: parseDemoPeers(env.DEMO_PEERS, Number(env.PORT ?? 3000)),
+    peers: parseDemoPeers(env.DEMO_PEERS, port),
   };
 }

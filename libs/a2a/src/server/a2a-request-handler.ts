@@ -101,25 +101,25 @@ export class A2ARequestHandler {
       case 'CreateTaskPushNotificationConfig': {
         const config = request as TaskPushNotificationConfig;
         if (!config.taskId) throw InvalidParamsError.field('taskId', 'is required');
-        await this.tasks.get(this.scope(call), config.taskId); // the caller's own task, or "not found"
+        const scope = await this.ownTask(call, config.taskId);
         await this.push.validate(config);
-        return { result: encode(TaskPushNotificationConfigSchema, await this.push.create(this.scope(call), config.taskId!, config)) };
+        return { result: encode(TaskPushNotificationConfigSchema, await this.push.create(scope, config.taskId, config)) };
       }
       case 'GetTaskPushNotificationConfig': {
         const { taskId, id } = request as GetTaskPushNotificationConfigRequest;
-        await this.tasks.get(this.scope(call), taskId);
-        return { result: encode(TaskPushNotificationConfigSchema, await this.push.get(this.scope(call), taskId, id)) };
+        const scope = await this.ownTask(call, taskId);
+        return { result: encode(TaskPushNotificationConfigSchema, await this.push.get(scope, taskId, id)) };
       }
       case 'ListTaskPushNotificationConfigs': {
         const { taskId, pageSize, pageToken } = request as ListTaskPushNotificationConfigsRequest;
-        await this.tasks.get(this.scope(call), taskId);
-        const page = await this.push.list(this.scope(call), taskId, pageSize, pageToken);
+        const scope = await this.ownTask(call, taskId);
+        const page = await this.push.list(scope, taskId, pageSize, pageToken);
         return { result: encode(ListTaskPushNotificationConfigsResponseSchema, page) };
       }
       case 'DeleteTaskPushNotificationConfig': {
         const { taskId, id } = request as DeleteTaskPushNotificationConfigRequest;
-        await this.tasks.get(this.scope(call), taskId);
-        await this.push.delete(this.scope(call), taskId, id);
+        const scope = await this.ownTask(call, taskId);
+        await this.push.delete(scope, taskId, id);
         return { result: {} };
       }
     }
@@ -246,6 +246,13 @@ export class A2ARequestHandler {
   }
 
   /** Scoping comes from the caller alone (its tenant included), before any data is read. */
+  /** The caller's scope, once `taskId` is known to be a task of it (TaskNotFoundError otherwise): push configs hang off the caller's own tasks. */
+  private async ownTask(call: A2ACall, taskId: string): Promise<TaskScope> {
+    const scope = this.scope(call);
+    await this.tasks.get(scope, taskId);
+    return scope;
+  }
+
   private scope(call: A2ACall): TaskScope {
     return { agent: call.agent.name, tenant: call.caller.tenant ?? '', subject: call.caller.subject };
   }
