@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
 import type { LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
-import { describeEventLogContract, statusEvent } from '../testing/event-log.contract.js';
+import { describeEventLogContract, statusEvent, textOf } from '../testing/event-log.contract.js';
 import { RedisEventLog } from './redis-event-log.js';
 import { connectClient, connectionsNamed, deleteKeys, REDIS_URL, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
 
@@ -25,8 +25,6 @@ describeEventLogContract(`RedisEventLog (${REDIS_URL})`, async () => {
   const log = new RedisEventLog(client, { keyPrefix: prefix, retention: RETENTION });
   return { log, close: () => log.close() };
 });
-
-const textOf = (logged: LoggedEvent) => ('statusUpdate' in logged.event ? logged.event.statusUpdate.status.message?.parts[0].text : undefined);
 
 /** Follows until `count` events arrived or `ms` passed; `stop()` ends it early. */
 function follow(log: RedisEventLog, taskId: string, afterSeq: number, count: number, ms = 5000) {

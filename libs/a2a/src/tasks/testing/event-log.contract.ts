@@ -35,7 +35,8 @@ export function statusEvent(taskId: string, text: string): StreamResponse {
   };
 }
 
-function textOf(logged: LoggedEvent): string | undefined {
+/** The status message text of a logged event made by {@link statusEvent}. */
+export function textOf(logged: LoggedEvent): string | undefined {
   return 'statusUpdate' in logged.event ? logged.event.statusUpdate.status.message?.parts[0].text : undefined;
 }
 
