@@ -193,7 +193,6 @@ function header(response: HttpResponse, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-
 const DEFAULT_CARD_TIMEOUT_MS = 10_000;
 const DEFAULT_TTL_MS = 300_000;
 const DEFAULT_MAX_TTL_MS = 86_400_000;

@@ -8,7 +8,6 @@ import { redactUrlsIn } from '../../net/redact-url.js';
 /** @publicApi */
 export type PeerToolErrorCode = 'TOOL_UNAVAILABLE' | 'TOOL_TIMEOUT' | 'TOOL_NOT_GRANTED' | 'TOOL_DENIED' | 'TOOL_INVALID_INPUT';
 
-
 /**
  * Base of the errors of peer tools: `code` for programs (and models), `retriable` says whether the
  * same call may succeed later.
