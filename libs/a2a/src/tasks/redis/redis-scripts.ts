@@ -33,7 +33,8 @@ local function now_ms()
 end
 
 -- Takes a task off the expiring sets; with remove_indexes, also out of the indexes it was in when it
--- became terminal (its snapshot, which names them, is gone or about to be).
+-- became terminal (its snapshot, which names them, is gone or about to be). A task is on the
+-- expiring sets exactly when it has an expiring-info entry (the scripts write and remove them together).
 local function forget(prefix, id, remove_indexes)
   local info_key = prefix .. 'expiring-info'
   local raw = redis.call('HGET', info_key, id)
@@ -44,9 +45,9 @@ local function forget(prefix, id, remove_indexes)
       for _, key in ipairs(info.idx) do redis.call('ZREM', key, member) end
     end
     redis.call('ZREM', prefix .. 'expiring:' .. info.sk, id)
+    redis.call('ZREM', prefix .. 'expiring', id)
     redis.call('HDEL', info_key, id)
   end
-  redis.call('ZREM', prefix .. 'expiring', id)
 end
 
 -- A terminal task whose time is up: everything about it goes.
@@ -194,8 +195,10 @@ if seq < 0 then return { -1, -1 } end
 local version = save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[9], ARGV[10])
 local instance = ARGV[11]
 if instance ~= '' then
-  if ARGV[13] == '1' then take_claim(KEYS[3], KEYS[4], instance, ARGV[12], ARGV[2], ARGV[5]) end
-  if ARGV[9] == '1' then drop_claim(KEYS[3], KEYS[4], instance, ARGV[2]) end
+  local take, ends = ARGV[13] == '1', ARGV[9] == '1'
+  -- a turn that starts and ends in this very write would take a claim only to drop it: neither happens
+  if take and not ends then take_claim(KEYS[3], KEYS[4], instance, ARGV[12], ARGV[2], ARGV[5]) end
+  if ends and not take then drop_claim(KEYS[3], KEYS[4], instance, ARGV[2]) end
 end
 return { version, seq }
 `);

@@ -169,23 +169,28 @@ describe('RedisTaskStore', () => {
 
     it('sweeps the indexes of expired tasks on a timer, without anyone listing', async () => {
       const own = uniquePrefix();
-      const store = newStore(80, own);
+      const store = newStore(400, own);
       const scope = freshScope();
       await store.save(scope, makeTask('done', { state: 'TASK_STATE_COMPLETED', contextId: 'c' }), 1, 0);
       await store.save(scope, makeTask('working', { contextId: 'c' }), 1, 0);
       const keys = new RedisKeys(own);
-      expect(await keysUnder(client, own)).toContain(`${own}expiring`);
-      await sleep(300); // the sweep runs every min(ttl, 60 s)
+      expect(await client.exists(`${own}expiring`, `${own}expiring-info`)).toBe(2);
       // nothing of the expired task is left: no snapshot, no index entry, no expiry bookkeeping
-      expect(await keysUnder(client, own)).toEqual(
-        [
-          `${own}task:working`,
-          keys.index(keys.scope(scope), {}),
-          keys.index(keys.scope(scope), { contextId: 'c' }),
-          keys.index(keys.scope(scope), { status: 'TASK_STATE_WORKING' }),
-          keys.index(keys.scope(scope), { contextId: 'c', status: 'TASK_STATE_WORKING' }),
-        ].sort(),
-      );
+      const left = [
+        `${own}task:working`,
+        keys.index(keys.scope(scope), {}),
+        keys.index(keys.scope(scope), { contextId: 'c' }),
+        keys.index(keys.scope(scope), { status: 'TASK_STATE_WORKING' }),
+        keys.index(keys.scope(scope), { contextId: 'c', status: 'TASK_STATE_WORKING' }),
+      ].sort();
+      // the sweep runs every min(ttl, 60 s): the first one after the expiry (SCAN is not atomic, so the
+      // key list is read again until it settles, or for a few seconds on a loaded machine)
+      let keysLeft: string[] = [];
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(100)) {
+        keysLeft = await keysUnder(client, own);
+        if (keysLeft.length === left.length) break;
+      }
+      expect(keysLeft).toEqual(left);
       expect(await client.zcard(keys.index(keys.scope(scope), {}))).toBe(1);
       await deleteKeys(client, own);
     });
@@ -230,6 +235,25 @@ describe('RedisTaskStore', () => {
       expect(await client.xlen(log)).toBe(2);
       expect(await client.exists(`${prefix}task:${id}`)).toBe(0);
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(0);
+    });
+
+    it('takes the claim with the first write and drops it with the terminal one; a turn done in one write leaves none', async () => {
+      const claimer = { instanceId: `instance-${randomUUID()}`, leaseMs: 10_000 };
+      const store = new RedisTaskStore(client, { keyPrefix: prefix, retention: RETENTION }, claimer);
+      stores.push(store);
+      const scope = freshScope();
+      const claimOf = async (id: string) => [await client.get(`${prefix}lease:${id}`), await client.hget(`${prefix}claims`, id)];
+
+      const long = `long-${randomUUID()}`;
+      const opened = await store.commit(scope, undefined, [statusEvent(long, 'working')], makeTask(long, { state: 'TASK_STATE_WORKING' }), true);
+      expect(await claimOf(long)).toEqual([claimer.instanceId, JSON.stringify(scope)]);
+      await store.commit(scope, opened, [statusEvent(long, 'done')], makeTask(long, { state: 'TASK_STATE_COMPLETED' }));
+      expect(await claimOf(long)).toEqual([null, null]);
+
+      const quick = `quick-${randomUUID()}`;
+      const done = await store.commit(scope, undefined, [statusEvent(quick, 'working'), statusEvent(quick, 'done')], makeTask(quick, { state: 'TASK_STATE_COMPLETED' }), true);
+      expect(done.seq).toBe(2);
+      expect(await claimOf(quick)).toEqual([null, null]);
     });
   });
 
