@@ -365,6 +365,21 @@ describe('SSE housekeeping', () => {
     expect(text).toContain('TASK_STATE_COMPLETED');
   });
 
+  it('opens a reconnecting stream at once and heartbeats it while its task is quiet', async () => {
+    running = await alphaOnly({ streaming: { heartbeatMs: 1000 } });
+    const rest = restClient(`${running.url}/a2a/rest`);
+    const task = (await rest.call('SendMessage', { message: userMessage('slow'), configuration: { returnImmediately: true } })).result.task;
+    // caught up after WORKING (seq 2): the next event is 1.5 s away, so a heartbeat comes first
+    const res = await fetch(`${running.url}/a2a/rest/tasks/${task.id}:subscribe`, { method: 'POST', headers: { ...V1, 'Last-Event-ID': '2' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // the headers did not wait for the next event
+    expect((await rest.call('GetTask', { id: task.id })).result.status.state).toBe('TASK_STATE_WORKING');
+    const text = await res.text();
+    expect(text).toContain(': keep-alive\n\n');
+    expect(text).toMatch(/^id: 3\ndata: .*TASK_STATE_COMPLETED/m);
+  });
+
   it('frees the stream when the client goes away; the task goes on', async () => {
     running = await alphaOnly({ streaming: { maxStreamsPerCaller: 1 } });
     const { SseStreams } = await import('../libs/a2a/src/server/http/sse-streams.js');

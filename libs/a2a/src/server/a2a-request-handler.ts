@@ -87,7 +87,7 @@ export class A2ARequestHandler {
       case 'SendMessage':
         return { result: encode(SendMessageResponseSchema, await this.sendMessage(call, request as SendMessageRequest)) };
       case 'SendStreamingMessage':
-        return { stream: this.sendStreamingMessage(call, request as SendMessageRequest) };
+        return { stream: await this.sendStreamingMessage(call, request as SendMessageRequest) };
       case 'GetTask':
         return { result: encode(TaskSchema, await this.getTask(call, request as GetTaskRequest)) };
       case 'ListTasks':
@@ -95,7 +95,7 @@ export class A2ARequestHandler {
       case 'CancelTask':
         return { result: encode(TaskSchema, await this.cancelTask(call, request as CancelTaskRequest)) };
       case 'SubscribeToTask':
-        return { stream: this.subscribeToTask(call, request as SubscribeToTaskRequest) };
+        return { stream: await this.subscribeToTask(call, request as SubscribeToTaskRequest) };
       case 'GetExtendedAgentCard':
         return { result: encode(AgentCardSchema, await this.cards.extended(call.agent, call.viaAgentPath, call.caller)) };
       case 'CreateTaskPushNotificationConfig': {
@@ -137,14 +137,12 @@ export class A2ARequestHandler {
     return { task: taskView(task, { historyLength: request.configuration?.historyLength }) };
   }
 
-  async *sendStreamingMessage(call: A2ACall, request: SendMessageRequest): AsyncIterable<StreamEvent> {
+  /** Starts the turn; resolves with its stream once it has begun (what fails before that is an ordinary error answer). */
+  async sendStreamingMessage(call: A2ACall, request: SendMessageRequest): Promise<AsyncIterable<StreamEvent>> {
     const turn = await this.startTurn(call, request);
     const start = await turn.started;
-    if ('message' in start) {
-      yield { event: { message: start.message } };
-      return;
-    }
-    yield* this.follow(call, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
+    if ('message' in start) return streamOf([{ event: { message: start.message } }]);
+    return this.follow(call, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
   }
 
   async getTask(call: A2ACall, request: GetTaskRequest): Promise<Task> {
@@ -172,22 +170,21 @@ export class A2ARequestHandler {
   /**
    * Without `Last-Event-ID`: the Task snapshot first, then its updates. With it: exactly the
    * events after that sequence number (a reconnect), even when the task has finished since.
+   * Resolves once the request is known to be good, so the stream opens before its next event,
+   * however far off that is.
    */
-  async *subscribeToTask(call: A2ACall, request: SubscribeToTaskRequest): AsyncIterable<StreamEvent> {
+  async subscribeToTask(call: A2ACall, request: SubscribeToTaskRequest): Promise<AsyncIterable<StreamEvent>> {
     const stored = await this.tasks.get(this.scope(call), request.id);
     const terminal = isTerminalState(stored.task.status.state);
     if (call.lastEventId !== undefined) {
-      if (terminal && call.lastEventId >= stored.seq) return;
-      yield* this.follow(call, request.id, call.lastEventId, false);
-      return;
+      return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call, request.id, call.lastEventId, false);
     }
     if (terminal) {
       throw new UnsupportedOperationError(`Task ${request.id} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
         taskId: request.id,
       });
     }
-    yield { seq: stored.seq, event: { task: taskView(stored.task) } };
-    yield* this.follow(call, request.id, stored.seq, true);
+    return streamOf([{ seq: stored.seq, event: { task: taskView(stored.task) } }], this.follow(call, request.id, stored.seq, true));
   }
 
   /** ProtoJSON of a ListTasks answer: with `includeArtifacts`, every task carries `artifacts` (maybe `[]`). */
@@ -256,6 +253,12 @@ export class A2ARequestHandler {
   private scope(call: A2ACall): TaskScope {
     return { agent: call.agent.name, tenant: call.caller.tenant ?? '', subject: call.caller.subject };
   }
+}
+
+/** `first`, then what `rest` yields. */
+async function* streamOf<T>(first: readonly T[], rest?: AsyncIterable<T>): AsyncIterable<T> {
+  yield* first;
+  if (rest) yield* rest;
 }
 
 /** ProtoJSON of one stream event. */

@@ -111,21 +111,15 @@ export abstract class HttpBinding {
     res.status(status).set(exchange.headers).type(exchange.mediaType).send(JSON.stringify(body));
   }
 
+  /** The handler has accepted the request (its refusals were ordinary answers): the stream opens now, not at its first event. */
   private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, exchange: Exchange): Promise<void> {
-    const iterator = events[Symbol.asyncIterator]();
-    // the first event decides: an error before it is an ordinary error answer
-    const first = await iterator.next();
     stream.open(exchange.headers);
     try {
-      for (let next = first; !next.done; next = await iterator.next()) {
-        await stream.write(formatSseEvent(exchange.format.event(next.value), { id: next.value.seq }));
-      }
+      for await (const event of events) await stream.write(formatSseEvent(exchange.format.event(event), { id: event.seq }));
     } catch (error) {
       const a2aError = toA2AError(error);
       if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
       await stream.write(formatSseEvent(exchange.format.error(a2aError), { event: 'error' }));
-    } finally {
-      await iterator.return?.();
     }
   }
 }

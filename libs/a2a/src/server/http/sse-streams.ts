@@ -38,9 +38,12 @@ export class SseStream {
     }
   }
 
-  /** A heartbeat is dropped rather than queued behind a slow client. */
+  /**
+   * A heartbeat is dropped rather than queued behind a slow client, and never sent before the
+   * headers (it would send Node's implicit ones, without the event-stream type).
+   */
   heartbeat(): void {
-    if (!this.closed && !this.res.writableEnded && this.res.writableLength === 0) this.res.write(SSE_HEARTBEAT);
+    if (this.opened && !this.closed && !this.res.writableEnded && this.res.writableLength === 0) this.res.write(SSE_HEARTBEAT);
   }
 
   /** Frees the slot; ends the response if the stream was opened (an unopened one may still answer an error). */
