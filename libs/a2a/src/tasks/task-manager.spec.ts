@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '../protocol/errors.js';
 import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
@@ -7,6 +8,7 @@ import type { EventLog, LoggedEvent } from './event-log.js';
 import { InMemoryEventLog } from './in-memory-event-log.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import type { TaskContext } from './task-context.js';
+import { LocalTaskCoordinator } from './task-coordinator.js';
 import { TaskManager, type RunnableAgent, type Turn, type TurnStart } from './task-manager.js';
 import type { TaskScope } from './task-store.js';
 
@@ -328,6 +330,28 @@ describe('TaskManager', () => {
       const next = await send(agentOf((ctx) => ctx.complete('booked')), userMessage('Paris', { taskId }));
       await next.settled;
       expect((await snapshot(taskId)).status.state).toBe('TASK_STATE_COMPLETED');
+    });
+
+    it('takes a follow-up sent to another instance while the turn that asked for input is still returning there', async () => {
+      const coordinator = new LocalTaskCoordinator(); // one set of claims: two instances
+      const [a, b] = [1, 2].map(() => new TaskManager({ store, log, coordinator }, { executorTimeoutMs: 5000 }));
+      try {
+        const turn = await send(
+          agentOf(async (ctx) => {
+            await ctx.inputRequired('Where to?');
+            await sleep(200); // still in execute(), so a still holds the claim
+          }),
+          userMessage('book'),
+          { on: a },
+        );
+        const { taskId } = await startTask(turn);
+        await turn.settled;
+        const next = await send(agentOf((ctx) => ctx.complete('booked')), userMessage('Paris', { taskId }), { on: b });
+        await next.settled;
+        expect((await snapshot(taskId)).status.state).toBe('TASK_STATE_COMPLETED');
+      } finally {
+        await Promise.all([a.shutdown(), b.shutdown()]);
+      }
     });
 
     it('still refuses a follow-up while an interrupted executor keeps running past the grace period', async () => {

@@ -3,6 +3,7 @@
  * The contextId/taskId rules of spec §3.4 are checked here, once, for every binding.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import {
   InvalidParamsError,
@@ -88,6 +89,11 @@ const FAILURE_TEXT = {
   orphaned: 'The agent instance running this task stopped before finishing it.',
 } as const;
 
+/** How long a continuation waits for the turn that asked for input to return from execute(). */
+const INTERRUPTED_RETURN_MS = 1000;
+/** How often it tries the claim meanwhile, when another instance holds it. */
+const CLAIM_RETRY_MS = 25;
+
 interface Deferred<T> {
   promise: Promise<T>;
   resolve(value: T): void;
@@ -161,8 +167,8 @@ export class TaskManager {
     // a new id cannot be claimed by anyone else: its claim goes with the first write (inside it,
     // when the committer can) instead of before it
     const inlineClaim = !prior && this.committer.claims === true;
-    const claim = inlineClaim ? Promise.resolve(true) : this.coordinator.claim(taskId, params.scope);
-    if (prior && (this.executions.has(taskId) || !(await claim))) {
+    const claim = inlineClaim ? Promise.resolve(true) : prior ? undefined : this.coordinator.claim(taskId, params.scope);
+    if (prior && (this.executions.has(taskId) || !(await this.claimContinuation(prior, params.scope)))) {
       throw new UnsupportedOperationError(`Task ${taskId} is still working on the previous message`, { taskId });
     }
     if (prior) {
@@ -174,7 +180,7 @@ export class TaskManager {
       }
     }
     const contextId = prior?.task.contextId ?? message.contextId ?? this.newId();
-    const execution = new Execution(this, params, taskId, contextId, prior, prior ? undefined : claim, inlineClaim);
+    const execution = new Execution(this, params, taskId, contextId, prior, claim, inlineClaim);
     this.executions.set(taskId, execution);
     void execution.run().finally(() => {
       this.executions.delete(taskId);
@@ -183,6 +189,22 @@ export class TaskManager {
       return this.coordinator.release(taskId).catch(() => undefined);
     });
     return execution;
+  }
+
+  /**
+   * Claims the next turn of an existing task. One that just asked for input is usually held a
+   * moment longer by the instance whose executor is returning from execute(): it gets that moment
+   * here, as a local one gets it from whenInterruptedDone().
+   */
+  private async claimContinuation(prior: StoredTask, scope: TaskScope): Promise<boolean> {
+    const taskId = prior.task.id;
+    if (await this.coordinator.claim(taskId, scope)) return true;
+    if (!isInterruptedState(prior.task.status.state)) return false;
+    for (const deadline = Date.now() + INTERRUPTED_RETURN_MS; Date.now() < deadline; ) {
+      await sleep(CLAIM_RETRY_MS);
+      if (await this.coordinator.claim(taskId, scope)) return true;
+    }
+    return false;
   }
 
   /** @throws TaskNotFoundError */
@@ -280,8 +302,12 @@ export class TaskManager {
 
   /** Appends `events` and saves `next`, the snapshot they fold `current` into (the caller has folded them). @internal */
   async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim = false): Promise<StoredTask> {
+    const ends = isTerminalState(next.status.state);
+    // a committer that takes claims drops the claim with the write that ends the task: the claim is
+    // no longer renewed from before that write is issued, so no renewal finds it gone and cries "lost"
+    if (ends && this.committer.claims) this.coordinator.forget(next.id);
     const stored = await this.committer.commit(scope, current, events, next, takeClaim);
-    if (takeClaim) this.coordinator.adopt(stored.task.id, scope);
+    if (takeClaim && !ends) this.coordinator.adopt(stored.task.id, scope);
     if (this.listeners.length > 0) {
       const first = stored.seq - events.length + 1;
       const logged = events.map((event, i) => ({ seq: first + i, event }));
@@ -419,7 +445,7 @@ class Execution implements Turn, TurnSink {
   async whenInterruptedDone(): Promise<void> {
     if (!this.interrupted) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.finished.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000)))]);
+    await Promise.race([this.finished.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, INTERRUPTED_RETURN_MS)))]);
     clearTimeout(timer);
   }
 

@@ -16,7 +16,10 @@ export interface A2ARedisOptions {
   client?: Redis;
   /** Prefix of every key the module writes. Default `a2a:`. */
   keyPrefix?: string;
-  /** A running task whose instance stops renewing its claim for this long is taken over and failed. Default 10000. */
+  /**
+   * A running task whose instance stops renewing its claim for this long is taken over and failed
+   * (within one and a half times this after the instance stopped). Default 10000.
+   */
   leaseMs?: number;
 }
 

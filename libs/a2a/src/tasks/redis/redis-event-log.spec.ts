@@ -1,28 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
 import type { LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { describeEventLogContract, statusEvent, textOf } from '../testing/event-log.contract.js';
 import { RedisEventLog } from './redis-event-log.js';
-import { connectClient, connectionsNamed, deleteKeys, REDIS_URL, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
+import { connectClient, connectionsNamed, REDIS_URL, redisOfSpec, sleep, unreachableClient } from './testing/redis-test-support.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
-const prefix = uniquePrefix();
-let client: Redis;
-
-beforeAll(async () => {
-  client = await connectClient();
-});
-
-afterAll(async () => {
-  await deleteKeys(client, prefix);
-  await client.quit();
-});
+const redis = redisOfSpec();
+const { prefix } = redis;
 
 describeEventLogContract(`RedisEventLog (${REDIS_URL})`, async () => {
-  const log = new RedisEventLog(client, { keyPrefix: prefix, retention: RETENTION });
+  const log = new RedisEventLog(redis.client, { keyPrefix: prefix, retention: RETENTION });
   return { log, close: () => log.close() };
 });
 
@@ -82,7 +73,7 @@ describe('RedisEventLog', () => {
     followers.push(...join(tasks.slice(50)));
     // under load the reader may need a moment to re-issue its read: wait for it, don't guess
     const blocked = async () => {
-      const found = await connectionsNamed(client, name);
+      const found = await connectionsNamed(redis.client, name);
       const reader = found.find((c) => c.name.endsWith(':a2a-event-reader'));
       return log.followedLogs === 100 && reader?.cmd === 'xread' && reader.flags.includes('b') ? found : undefined;
     };
@@ -96,7 +87,7 @@ describe('RedisEventLog', () => {
 
     await Promise.all(tasks.map((id) => appendTexts(log, id, ['a', 'b', 'c'])));
     for (const follower of followers) expect(seqs(await follower.done)).toEqual([1, 2, 3]);
-    expect(await connectionsNamed(client, name)).toHaveLength(2);
+    expect(await connectionsNamed(redis.client, name)).toHaveLength(2);
     // every follower is gone, so is every followed log
     for (let i = 0; i < 100 && log.followedLogs > 0; i++) await sleep(20);
     expect(log.followedLogs).toBe(0);
@@ -205,21 +196,21 @@ describe('RedisEventLog', () => {
     await sleep(30);
     await appendTexts(log, id, ['a', 'b', 'c']);
     await sleep(30);
-    const [reader] = await connectionsNamed(client, `${name}:a2a-event-reader`);
-    await client.client('KILL', 'ID', String(reader.id));
+    const [reader] = await connectionsNamed(redis.client, `${name}:a2a-event-reader`);
+    await redis.client.client('KILL', 'ID', String(reader.id));
     await appendTexts(log, id, ['d', 'e', 'f'], 3);
     expect((await follower.done).map(textOf)).toEqual(['a', 'b', 'c', 'd', 'e', 'f']);
-    expect(await connectionsNamed(client, name)).toHaveLength(2);
+    expect(await connectionsNamed(redis.client, name)).toHaveLength(2);
   });
 
   it('sets the ttl of a log when it gets a terminal event, and only then', async () => {
     const { log } = await instance();
     const id = taskId();
     await appendTexts(log, id, ['a']);
-    expect(await client.pttl(`${prefix}log:${id}`)).toBe(-1);
+    expect(await redis.client.pttl(`${prefix}log:${id}`)).toBe(-1);
     const done: StreamResponse = { statusUpdate: { taskId: id, contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' } } };
     await log.append(id, done, 1);
-    const ttl = await client.pttl(`${prefix}log:${id}`);
+    const ttl = await redis.client.pttl(`${prefix}log:${id}`);
     expect(ttl).toBeGreaterThan(RETENTION.ttlMs - 5000);
     expect(ttl).toBeLessThanOrEqual(RETENTION.ttlMs);
   });
@@ -228,7 +219,7 @@ describe('RedisEventLog', () => {
     const { log } = await instance();
     const id = taskId();
     await appendTexts(log, id, ['a', 'b']);
-    const entries = await client.xrange(`${prefix}log:${id}`, '-', '+');
+    const entries = await redis.client.xrange(`${prefix}log:${id}`, '-', '+');
     expect(entries.map(([entryId]) => entryId)).toEqual(['1-0', '2-0']);
     expect(JSON.parse(entries[1][1][1])).toEqual(statusEvent(id, 'b'));
   });
@@ -237,13 +228,13 @@ describe('RedisEventLog', () => {
     const { log, commands, name } = await instance();
     const followers = Array.from({ length: 20 }, () => follow(log, taskId(), 0, 10));
     await sleep(30);
-    expect(await connectionsNamed(client, name)).toHaveLength(2);
+    expect(await connectionsNamed(redis.client, name)).toHaveLength(2);
     const started = Date.now();
     await log.close();
     expect(Date.now() - started).toBeLessThan(500);
     for (const f of followers) expect(await f.done).toEqual([]);
     await sleep(20);
-    expect((await connectionsNamed(client, name)).map((c) => c.name)).toEqual([name]);
+    expect((await connectionsNamed(redis.client, name)).map((c) => c.name)).toEqual([name]);
     expect(await commands.ping()).toBe('PONG');
   });
 

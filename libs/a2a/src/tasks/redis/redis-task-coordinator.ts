@@ -38,14 +38,21 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`);
 
-/** Report a claim whose lease is gone, to exactly one sweeper. KEYS: lease, claims. ARGV: taskId. */
-const TAKE_ORPHAN = new LuaScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  local scope = redis.call('HGET', KEYS[2], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  return scope
+/**
+ * Takes every claim whose lease is gone, so that exactly one sweeper reports each: one script for
+ * all of them, however many tasks run. KEYS: claims. ARGV: the lease key prefix.
+ * Returns [taskId1, scopeJson1, taskId2, scopeJson2, …].
+ */
+const TAKE_ORPHANS = new LuaScript(`
+local taken = {}
+for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 0 then
+    taken[#taken + 1] = id
+    taken[#taken + 1] = redis.call('HGET', KEYS[1], id)
+    redis.call('HDEL', KEYS[1], id)
+  end
 end
-return false`);
+return taken`);
 
 /** @publicApi */
 export class RedisTaskCoordinator implements TaskCoordinator {
@@ -76,7 +83,8 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     });
     void this.subscriber.subscribe(this.keys.cancelChannel()).catch((error: Error) => this.logger.warn(`Cancel channel unavailable: ${error.name}`));
     this.renewTimer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
-    this.sweepTimer = setInterval(() => void this.sweep(), this.leaseMs);
+    // a dead instance's tasks are failed between one and one and a half lease times after it stopped
+    this.sweepTimer = setInterval(() => void this.sweep(), Math.max(50, Math.floor(this.leaseMs / 2)));
     this.renewTimer.unref();
     this.sweepTimer.unref();
   }
@@ -148,20 +156,21 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     );
   }
 
-  /** Every claim of another instance whose lease lapsed is reported once (TAKE_ORPHAN decides who reports it). */
+  /**
+   * Every claim whose lease lapsed is reported once, on the one instance whose sweep took it. A lapsed
+   * claim of this very instance is one it failed to renew in time: lost like any other.
+   */
   private async sweep(): Promise<void> {
+    let taken: string[];
     try {
-      const claimed = (await this.redis.hkeys(this.keys.claims())).filter((taskId) => !this.held.has(taskId));
-      // settled, not all: an orphan taken (its claims entry gone) must be reported even when another take failed
-      const taken = await Promise.allSettled(
-        claimed.map((taskId) => TAKE_ORPHAN.run(this.redis, [this.keys.lease(taskId), this.keys.claims()], [taskId]) as Promise<string | null>),
-      );
-      taken.forEach((outcome, i) => {
-        const scope = outcome.status === 'fulfilled' ? outcome.value : null;
-        if (scope) this.orphanListeners.forEach((listener) => listener(claimed[i], JSON.parse(scope) as TaskScope));
-      });
+      taken = (await TAKE_ORPHANS.run(this.redis, [this.keys.claims()], [this.keys.lease('')])) as string[];
     } catch {
-      // Redis unreachable: the next sweep tries again
+      return; // Redis unreachable: the next sweep tries again
+    }
+    for (let i = 0; i + 1 < taken.length; i += 2) {
+      const [taskId, scope] = [taken[i], taken[i + 1]];
+      if (this.held.delete(taskId)) this.logger.warn(`Lost the claim on task ${taskId}: it was not renewed in time`);
+      this.orphanListeners.forEach((listener) => listener(taskId, JSON.parse(scope) as TaskScope));
     }
   }
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Redis } from 'ioredis';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { TaskState } from '../../protocol/types.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
@@ -8,23 +7,14 @@ import { statusEvent } from '../testing/event-log.contract.js';
 import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisTaskStore } from './redis-task-store.js';
-import { connectClient, deleteKeys, keysUnder, REDIS_URL, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
+import { connectClient, deleteKeys, keysUnder, REDIS_URL, redisOfSpec, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
-const prefix = uniquePrefix();
-let client: Redis;
-
-beforeAll(async () => {
-  client = await connectClient();
-});
-
-afterAll(async () => {
-  await deleteKeys(client, prefix);
-  await client.quit();
-});
+const redis = redisOfSpec();
+const { prefix } = redis;
 
 describeTaskStoreContract(`RedisTaskStore (${REDIS_URL})`, async () => {
-  const store = new RedisTaskStore(client, { keyPrefix: prefix, retention: RETENTION });
+  const store = new RedisTaskStore(redis.client, { keyPrefix: prefix, retention: RETENTION });
   return { store, close: () => store.close() };
 });
 
@@ -34,7 +24,7 @@ describe('RedisTaskStore', () => {
   const freshScope = (): TaskScope => ({ agent: `agent-${randomUUID()}`, tenant: '', subject: 'alice' });
 
   function newStore(ttlMs = RETENTION.ttlMs, keyPrefix = prefix): RedisTaskStore {
-    const store = new RedisTaskStore(client, { keyPrefix, retention: { ...RETENTION, ttlMs } });
+    const store = new RedisTaskStore(redis.client, { keyPrefix, retention: { ...RETENTION, ttlMs } });
     stores.push(store);
     return store;
   }
@@ -81,13 +71,13 @@ describe('RedisTaskStore', () => {
       const keys = new RedisKeys(prefix);
       const sk = keys.scope(scope);
       const members = async (filter: { contextId?: string; status?: string }) =>
-        (await client.zrange(keys.index(sk, filter), '0', '-1')).map((m) => m.slice(m.indexOf(':') + 1)).sort();
+        (await redis.client.zrange(keys.index(sk, filter), '0', '-1')).map((m) => m.slice(m.indexOf(':') + 1)).sort();
       expect(await members({})).toEqual(['a', 'b', 'c']);
       expect(await members({ status: 'TASK_STATE_WORKING' })).toEqual(['b', 'c']);
       expect(await members({ contextId: 'ctx-2', status: 'TASK_STATE_WORKING' })).toEqual(['c']);
-      expect(await client.exists(keys.index(sk, { status: 'TASK_STATE_SUBMITTED' }))).toBe(0);
-      expect(await client.exists(keys.index(sk, { status: 'TASK_STATE_INPUT_REQUIRED' }))).toBe(0);
-      expect(await client.exists(keys.index(sk, { contextId: 'ctx-2', status: 'TASK_STATE_INPUT_REQUIRED' }))).toBe(0);
+      expect(await redis.client.exists(keys.index(sk, { status: 'TASK_STATE_SUBMITTED' }))).toBe(0);
+      expect(await redis.client.exists(keys.index(sk, { status: 'TASK_STATE_INPUT_REQUIRED' }))).toBe(0);
+      expect(await redis.client.exists(keys.index(sk, { contextId: 'ctx-2', status: 'TASK_STATE_INPUT_REQUIRED' }))).toBe(0);
     });
 
     it('keep scopes apart whatever characters their values contain', async () => {
@@ -113,12 +103,12 @@ describe('RedisTaskStore', () => {
       const scope = freshScope();
       await store.save(scope, makeTask('t1', { contextId: 'c' }), 1, 0);
       await store.save(scope, makeTask('t2', { state: 'TASK_STATE_COMPLETED', contextId: 'c' }), 1, 0);
-      const keys = await keysUnder(client, own);
+      const keys = await keysUnder(redis.client, own);
       expect(keys.every((k) => k.startsWith(own))).toBe(true);
       expect(keys).toEqual(
         expect.arrayContaining([`${own}task:t1`, `${own}task:t2`, `${own}expiring`, `${own}expiring-info`, expect.stringMatching(/idx:/)]),
       );
-      await deleteKeys(client, own);
+      await deleteKeys(redis.client, own);
     });
   });
 
@@ -134,10 +124,10 @@ describe('RedisTaskStore', () => {
 
       const before = await store.list(scope, { pageSize: 10 });
       expect(before.totalSize).toBe(4);
-      const ttl = await client.pttl(`${prefix}task:done`);
+      const ttl = await redis.client.pttl(`${prefix}task:done`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(150);
-      expect(await client.pttl(`${prefix}task:working`)).toBe(-1);
+      expect(await redis.client.pttl(`${prefix}task:working`)).toBe(-1);
 
       await sleep(250);
       expect(await store.get(scope, 'done')).toBeUndefined();
@@ -174,7 +164,7 @@ describe('RedisTaskStore', () => {
       await store.save(scope, makeTask('done', { state: 'TASK_STATE_COMPLETED', contextId: 'c' }), 1, 0);
       await store.save(scope, makeTask('working', { contextId: 'c' }), 1, 0);
       const keys = new RedisKeys(own);
-      expect(await client.exists(`${own}expiring`, `${own}expiring-info`)).toBe(2);
+      expect(await redis.client.exists(`${own}expiring`, `${own}expiring-info`)).toBe(2);
       // nothing of the expired task is left: no snapshot, no index entry, no expiry bookkeeping
       const left = [
         `${own}task:working`,
@@ -187,12 +177,12 @@ describe('RedisTaskStore', () => {
       // key list is read again until it settles, or for a few seconds on a loaded machine)
       let keysLeft: string[] = [];
       for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(100)) {
-        keysLeft = await keysUnder(client, own);
+        keysLeft = await keysUnder(redis.client, own);
         if (keysLeft.length === left.length) break;
       }
       expect(keysLeft).toEqual(left);
-      expect(await client.zcard(keys.index(keys.scope(scope), {}))).toBe(1);
-      await deleteKeys(client, own);
+      expect(await redis.client.zcard(keys.index(keys.scope(scope), {}))).toBe(1);
+      await deleteKeys(redis.client, own);
     });
 
     it('does not expire a terminal task that is saved again in a live state', async () => {
@@ -200,11 +190,11 @@ describe('RedisTaskStore', () => {
       const scope = freshScope();
       await store.save(scope, makeTask('back', { state: 'TASK_STATE_COMPLETED' }), 1, 0);
       await store.save(scope, makeTask('back', { state: 'TASK_STATE_WORKING' }), 2, 1);
-      expect(await client.pttl(`${prefix}task:back`)).toBe(-1);
+      expect(await redis.client.pttl(`${prefix}task:back`)).toBe(-1);
       await sleep(200);
       expect((await store.get(scope, 'back'))?.version).toBe(2);
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(1);
-      expect(await client.zscore(`${prefix}expiring`, 'back')).toBeNull();
+      expect(await redis.client.zscore(`${prefix}expiring`, 'back')).toBeNull();
     });
 
     it('frees the id of an expired task, leaving nothing of the old one in the indexes', async () => {
@@ -228,21 +218,21 @@ describe('RedisTaskStore', () => {
       const id = `gone-${randomUUID()}`;
       // the log is where the writer expects it (seq 2), the snapshot is not
       const log = `${prefix}log:${id}`;
-      await client.xadd(log, '1-0', 'e', JSON.stringify(statusEvent(id, 'one')));
-      await client.xadd(log, '2-0', 'e', JSON.stringify(statusEvent(id, 'two')));
+      await redis.client.xadd(log, '1-0', 'e', JSON.stringify(statusEvent(id, 'one')));
+      await redis.client.xadd(log, '2-0', 'e', JSON.stringify(statusEvent(id, 'two')));
       const expected = { task: makeTask(id), scope, seq: 2, version: 3 };
       await expect(store.commit(scope, expected, [statusEvent(id, 'late')], makeTask(id, { state: 'TASK_STATE_COMPLETED' }))).rejects.toBeInstanceOf(ConcurrentTaskUpdateError);
-      expect(await client.xlen(log)).toBe(2);
-      expect(await client.exists(`${prefix}task:${id}`)).toBe(0);
+      expect(await redis.client.xlen(log)).toBe(2);
+      expect(await redis.client.exists(`${prefix}task:${id}`)).toBe(0);
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(0);
     });
 
     it('takes the claim with the first write and drops it with the terminal one; a turn done in one write leaves none', async () => {
       const claimer = { instanceId: `instance-${randomUUID()}`, leaseMs: 10_000 };
-      const store = new RedisTaskStore(client, { keyPrefix: prefix, retention: RETENTION }, claimer);
+      const store = new RedisTaskStore(redis.client, { keyPrefix: prefix, retention: RETENTION }, claimer);
       stores.push(store);
       const scope = freshScope();
-      const claimOf = async (id: string) => [await client.get(`${prefix}lease:${id}`), await client.hget(`${prefix}claims`, id)];
+      const claimOf = async (id: string) => [await redis.client.get(`${prefix}lease:${id}`), await redis.client.hget(`${prefix}claims`, id)];
 
       const long = `long-${randomUUID()}`;
       const opened = await store.commit(scope, undefined, [statusEvent(long, 'working')], makeTask(long, { state: 'TASK_STATE_WORKING' }), true);
@@ -258,11 +248,11 @@ describe('RedisTaskStore', () => {
   });
 
   describe('configuration and failure', () => {
-    it('refuses an ioredis client with its own keyPrefix, and a non-positive ttl', async () => {
+    it('refuses an ioredis redis.client with its own keyPrefix, and a non-positive ttl', async () => {
       const prefixed = await connectClient(undefined, { keyPrefix: 'oops:' });
       try {
         expect(() => new RedisTaskStore(prefixed, { retention: RETENTION })).toThrow(A2AConfigurationError);
-        expect(() => new RedisTaskStore(client, { retention: { ttlMs: 0, maxTerminalTasks: 1 } })).toThrow(/ttlMs/);
+        expect(() => new RedisTaskStore(redis.client, { retention: { ttlMs: 0, maxTerminalTasks: 1 } })).toThrow(/ttlMs/);
       } finally {
         await prefixed.quit();
       }

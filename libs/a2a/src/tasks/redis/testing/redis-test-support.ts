@@ -3,6 +3,7 @@
  * the server; every spec works under a key prefix of its own and deletes only keys under it.
  */
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from '@jest/globals';
 import { Redis, type RedisOptions } from 'ioredis';
 import { REDIS_FAIL_FAST_OPTIONS } from '../redis-options.js';
 
@@ -11,6 +12,22 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A key prefix no other run uses. */
 export function uniquePrefix(): string {
   return `a2a-test:${randomUUID()}:`;
+}
+
+/**
+ * A spec's own key prefix and Redis connection: connected before its tests run (so `client` is there
+ * inside them), and afterwards the keys under the prefix deleted and the connection closed.
+ */
+export function redisOfSpec(): { readonly prefix: string; readonly client: Redis } {
+  const spec = { prefix: uniquePrefix(), client: undefined as unknown as Redis };
+  beforeAll(async () => {
+    spec.client = await connectClient();
+  });
+  afterAll(async () => {
+    await deleteKeys(spec.client, spec.prefix);
+    await spec.client.quit();
+  });
+  return spec;
 }
 
 /** A connected fail-fast client, named so that CLIENT LIST can find it. */

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { TaskContext } from '../task-context.js';
+import { TaskManager, type RunnableAgent } from '../task-manager.js';
+import type { TaskScope } from '../task-store.js';
+import { RedisEventLog } from './redis-event-log.js';
+import { RedisTaskCoordinator } from './redis-task-coordinator.js';
+import { RedisTaskStore } from './redis-task-store.js';
+import { keysUnder, redisOfSpec } from './testing/redis-test-support.js';
+
+const redis = redisOfSpec();
+const { prefix } = redis;
+const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
+
+const backend = { keyPrefix: prefix, retention: { ttlMs: 60_000, maxTerminalTasks: 1000 } };
+
+/** One app instance: the Redis backends and a task manager on them. */
+function instance(leaseMs: number) {
+  const coordinator = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs });
+  const store = new RedisTaskStore(redis.client, backend, coordinator.claimer);
+  const log = new RedisEventLog(redis.client, backend);
+  const manager = new TaskManager({ store, log, coordinator, committer: store }, { executorTimeoutMs: 60_000 });
+  return {
+    coordinator,
+    store,
+    manager,
+    close: async () => {
+      await manager.shutdown();
+      await Promise.all([coordinator.close(), store.close(), log.close()]);
+    },
+  };
+}
+
+/** An agent whose every turn goes WORKING, then runs `rest`. */
+function agentThat(rest: (ctx: TaskContext) => Promise<void>): RunnableAgent {
+  return {
+    name: 'agent',
+    executor: {
+      async execute(ctx: TaskContext) {
+        await ctx.working();
+        await rest(ctx);
+      },
+    },
+  };
+}
+
+function start(manager: TaskManager, agent: RunnableAgent) {
+  return manager.send({ agent, scope, request: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'go' }] } }, caller: { subject: 'alice' }, extensions: [] });
+}
+
+describe('RedisTaskCoordinator with the task manager', () => {
+  it('renews running claims while tasks end, without ever reporting one of them lost', async () => {
+    const warnings: string[] = [];
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+    // renewals every 50 ms, racing the writes that end the tasks (and drop their claims)
+    const one = instance(150);
+    try {
+      const agent = agentThat(async (ctx) => {
+        await sleep(Math.random() * 200);
+        await ctx.complete();
+      });
+      const turns = await Promise.all(Array.from({ length: 100 }, () => start(one.manager, agent)));
+      await Promise.all(turns.map((t) => t.settled));
+      await sleep(200); // a few more renewals after the last task ended
+      expect(warnings.filter((w) => w.includes('Lost the claim'))).toEqual([]);
+      expect((await keysUnder(redis.client, prefix)).filter((k) => k.includes(':lease:'))).toEqual([]);
+      expect(await redis.client.hlen(`${prefix}claims`)).toBe(0);
+    } finally {
+      warn.mockRestore();
+      await one.close();
+    }
+  });
+
+  it('fails every task of an instance that stopped, once each, on one of the instances left', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const [dying, b, c] = [instance(300), instance(300), instance(300)];
+    try {
+      // the dying instance's executors never write again: it stops renewing, as a killed process would
+      const turns = await Promise.all(Array.from({ length: 30 }, () => start(dying.manager, agentThat(() => new Promise<void>(() => undefined)))));
+      const ids = await Promise.all(turns.map(async (t) => ((await t.started) as { taskId: string }).taskId));
+      await dying.coordinator.close();
+      const states = async () => Promise.all(ids.map(async (id) => (await b.store.get(scope, id))?.task.status));
+      for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
+        if ((await states()).every((s) => s?.state === 'TASK_STATE_FAILED')) break;
+      }
+      for (const status of await states()) {
+        expect(status?.state).toBe('TASK_STATE_FAILED');
+        expect(status?.message?.parts).toEqual([{ text: 'The agent instance running this task stopped before finishing it.' }]);
+      }
+      // one FAILED event per task: the instances left did not both fail it
+      for (const id of ids) {
+        const events = await redis.client.xrange(`${prefix}log:${id}`, '-', '+');
+        expect(events.map(([, fields]) => JSON.parse(fields[1]).statusUpdate?.status.state ?? 'task')).toEqual(['task', 'TASK_STATE_WORKING', 'TASK_STATE_FAILED']);
+      }
+      expect(await redis.client.hlen(`${prefix}claims`)).toBe(0);
+    } finally {
+      warn.mockRestore();
+      await Promise.all([b.close(), c.close()]);
+      await dying.store.close();
+    }
+  });
+});
