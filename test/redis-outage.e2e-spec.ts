@@ -4,9 +4,13 @@
  * error instead of hanging, the app recovers when Redis comes back, close() never hangs.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { Injectable } from '@nestjs/common';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2AModule } from 'nestjs-a2a';
+import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import { freePort } from './support/ports.js';
@@ -15,6 +19,26 @@ import type { RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage } from './support/wire-client.js';
 
 const app = (port: number) => startApp(A2AModule.forRoot({ redis: { url: `redis://127.0.0.1:${port}/0` }, defaultAgent: 'echo' }), [EchoAgent]);
+
+/** A step the agent waits at until the test opens it. */
+function gate(): { readonly opened: Promise<void>; open(): void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+const steps = { artifact: gate(), finish: gate() };
+
+/** Writes WORKING, tries an artifact when told (Redis is down by then) and keeps running until told to stop. */
+@A2AAgent({ name: 'stubborn', description: 'outlives a failed write', skills: [{ id: 's', name: 'S', description: 's', tags: ['s'] }] })
+@Injectable()
+class StubbornAgent implements AgentExecutor {
+  async execute(ctx: TaskContext) {
+    await ctx.working();
+    await steps.artifact.opened;
+    await ctx.addArtifact({ parts: [{ text: 'lost' }] }).catch(() => undefined);
+    await steps.finish.opened;
+  }
+}
 
 const servers: ChildProcess[] = [];
 afterAll(async () => {
@@ -67,6 +91,43 @@ describe('Redis outages', () => {
       expect(Date.now() - closing).toBeLessThan(5000);
     } finally {
       await running?.close();
+    }
+  });
+  it('fails a task whose write was lost while Redis was down, once Redis is back, instead of leaving it WORKING', async () => {
+    const port = await freePort();
+    const dir = await mkdtemp(join(tmpdir(), 'a2a-redis-'));
+    let redis = await startRedis(port, dir); // durable: the task and its claim survive the restart
+    servers.push(redis);
+    let running: RunningApp | undefined = await startApp(
+      A2AModule.forRoot({ redis: { url: `redis://127.0.0.1:${port}/0`, leaseMs: 600 }, defaultAgent: 'stubborn' }),
+      [StubbornAgent],
+    );
+    try {
+      const rest = restClient(`${running.url}/a2a/rest`);
+      const task = (await rest.call('SendMessage', { message: userMessage('go'), configuration: { returnImmediately: true } })).result.task;
+      for (let i = 0; i < 50 && (await rest.call('GetTask', { id: task.id })).result.status.state !== 'TASK_STATE_WORKING'; i++) await sleep(20);
+
+      await stopRedis(redis);
+      steps.artifact.open(); // that write fails
+      await sleep(100);
+      redis = await startRedis(port, dir);
+      servers.push(redis);
+      for (let i = 0; i < 100 && (await rest.call('GetTask', { id: task.id })).status !== 200; i++) await sleep(100);
+      // the executor returns with Redis back (and the app connected again): the turn must not let go
+      // of its claim as if everything it meant to write was stored
+      steps.finish.open();
+
+      let status: { state: string; message?: { parts: unknown[] } } | undefined;
+      for (let i = 0; i < 100 && status?.state !== 'TASK_STATE_FAILED'; i++) {
+        await sleep(100);
+        status = (await rest.call('GetTask', { id: task.id })).result?.status;
+      }
+      expect(status?.state).toBe('TASK_STATE_FAILED');
+      expect(status?.message?.parts).toEqual([{ text: 'The agent instance running this task stopped before finishing it.' }]);
+    } finally {
+      await running?.close();
+      running = undefined;
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -184,8 +184,10 @@ export class TaskManager {
     this.executions.set(taskId, execution);
     void execution.run().finally(() => {
       this.executions.delete(taskId);
-      // a committer that takes claims dropped this one with the task's terminal write
-      if (this.committer.claims && execution.endedInStore) return this.coordinator.forget(taskId);
+      // a committer that takes claims dropped this one with the task's terminal write; a turn whose
+      // write failed (the store was unreachable) leaves its claim to lapse, so that the orphan sweep
+      // fails the task once the store is back instead of leaving it WORKING for good
+      if ((this.committer.claims && execution.endedInStore) || execution.writeFailed) return this.coordinator.forget(taskId);
       return this.coordinator.release(taskId).catch(() => undefined);
     });
     return execution;
@@ -390,6 +392,11 @@ class Execution implements Turn, TurnSink {
   get endedInStore(): boolean {
     const state = this.stored?.task.status.state;
     return this.commitFailure === undefined && state !== undefined && isTerminalState(state);
+  }
+
+  /** A commit of this turn failed: what the store holds is not what the turn meant to write. */
+  get writeFailed(): boolean {
+    return this.commitFailure !== undefined;
   }
 
   /** After a failed commit the predicted snapshot is not what was stored: the caller reads the store. */
