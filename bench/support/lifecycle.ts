@@ -7,6 +7,8 @@
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Module } from '@nestjs/common';
 import { TaskState, type AgentCard, type Part as SdkPart } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore as SdkInMemoryTaskStore, type AgentExecutor as SdkAgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
@@ -156,6 +158,7 @@ export async function runLifecycle<S extends Stack>(run: LifecycleRun<S>, config
     const results = await compare(run.title, stacks.map((stack, i) => ({ label: labels[i], op: stack.op })), config);
     unmute();
     printVerdict(run.verdict, results, NEST_REDIS, run.baseline, config, mutedBefore);
+    await printRedisFloor(results, run.baseline);
     run.report?.(stacks, labels);
   } finally {
     unmute();
@@ -179,6 +182,38 @@ function printVerdict(subject: string, results: readonly Measurement[], label: s
   );
   const muted = mutedConsoleCalls() - mutedBefore;
   if (muted > 0) out(`note: the SDK wrote ${muted} console lines (muted)`);
+}
+
+/**
+ * The least one durable write costs with 1 in flight, beside the baseline's whole operation: a PING
+ * to the same Redis sent after the server idled for a millisecond (as it does between one
+ * operation's write and the next), p50. When that alone reaches the baseline's p50, no Redis-backed
+ * stack can match it one operation at a time; with more in flight, round trips overlap.
+ */
+async function printRedisFloor(results: readonly Measurement[], baseline: string): Promise<void> {
+  const base = results.find((m) => m.label === baseline && m.concurrency === 1);
+  if (!base) return;
+  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectionName: 'a2a-bench-floor' });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const latencies: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      await sleep(1);
+      const start = performance.now();
+      await client.ping();
+      latencies.push(performance.now() - start);
+    }
+    latencies.sort((a, b) => a - b);
+    out(
+      `floor    one round trip to an idle Redis (PING after 1 ms, p50) = ${latencies[150].toFixed(3)} ms; ` +
+        `${baseline}, whole operation with 1 in flight (p50) = ${base.p50Ms.toFixed(3)} ms`,
+    );
+  } catch (error) {
+    out(`(Redis floor not measured: ${(error as Error).message})`);
+  } finally {
+    client.disconnect();
+  }
 }
 
 // ---------------------------------------------------------------- Redis housekeeping
