@@ -73,6 +73,26 @@ describe('RedisTaskCoordinator with the task manager', () => {
     }
   });
 
+  it('reports each lapsed claim once, across sweeps of many pages and several instances', async () => {
+    const scopeOf = (id: string): TaskScope => ({ ...scope, subject: `subject-${id}` });
+    const dying = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 300 });
+    const ids = Array.from({ length: 1200 }, () => randomUUID());
+    expect(await Promise.all(ids.map((id) => dying.claim(id, scopeOf(id))))).toEqual(ids.map(() => true));
+    await dying.close(); // stops renewing: every lease lapses
+    const reported: Array<[string, TaskScope]> = [];
+    const survivors = [1, 2].map(() => new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 300 }));
+    try {
+      survivors.forEach((c) => c.onOrphan((id, orphanScope) => reported.push([id, orphanScope])));
+      for (let i = 0; i < 100 && reported.length < ids.length; i++) await sleep(50);
+      await sleep(400); // a few more sweeps: nothing is reported twice
+      expect(reported.map(([id]) => id).sort()).toEqual([...ids].sort());
+      for (const [id, orphanScope] of reported) expect(orphanScope).toEqual(scopeOf(id));
+      expect(await redis.client.hlen(`${prefix}claims`)).toBe(0);
+    } finally {
+      await Promise.all(survivors.map((c) => c.close()));
+    }
+  });
+
   it('fails every task of an instance that stopped, once each, on one of the instances left', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const [dying, b, c] = [instance(300), instance(300), instance(300)];

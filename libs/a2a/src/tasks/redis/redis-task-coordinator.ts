@@ -38,17 +38,23 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`);
 
+/** Claims one orphan sweep script looks at: the sweep pages through them, so no script blocks Redis for long. */
+const SWEEP_PAGE = 500;
+
 /**
- * Takes every claim whose lease is gone, so that exactly one sweeper reports each: one script for
- * all of them, however many tasks run. KEYS: claims. ARGV: the lease key prefix.
- * Returns [taskId1, scopeJson1, taskId2, scopeJson2, …].
+ * Takes the claims of one HSCAN page whose lease is gone, so that exactly one sweeper reports each.
+ * KEYS: claims. ARGV: the lease key prefix, the HSCAN cursor, the page size.
+ * Returns [next cursor, taskId1, scopeJson1, taskId2, scopeJson2, …].
  */
 const TAKE_ORPHANS = new LuaScript(`
-local taken = {}
-for _, id in ipairs(redis.call('HKEYS', KEYS[1])) do
+local page = redis.call('HSCAN', KEYS[1], ARGV[2], 'COUNT', ARGV[3])
+local taken = { page[1] }
+local fields = page[2]
+for i = 1, #fields, 2 do
+  local id = fields[i]
   if redis.call('EXISTS', ARGV[1] .. id) == 0 then
     taken[#taken + 1] = id
-    taken[#taken + 1] = redis.call('HGET', KEYS[1], id)
+    taken[#taken + 1] = fields[i + 1]
     redis.call('HDEL', KEYS[1], id)
   end
 end
@@ -161,16 +167,20 @@ export class RedisTaskCoordinator implements TaskCoordinator {
    * claim of this very instance is one it failed to renew in time: lost like any other.
    */
   private async sweep(): Promise<void> {
-    let taken: string[];
-    try {
-      taken = (await TAKE_ORPHANS.run(this.redis, [this.keys.claims()], [this.keys.lease('')])) as string[];
-    } catch {
-      return; // Redis unreachable: the next sweep tries again
-    }
-    for (let i = 0; i + 1 < taken.length; i += 2) {
-      const [taskId, scope] = [taken[i], taken[i + 1]];
-      if (this.held.delete(taskId)) this.logger.warn(`Lost the claim on task ${taskId}: it was not renewed in time`);
-      this.orphanListeners.forEach((listener) => listener(taskId, JSON.parse(scope) as TaskScope));
-    }
+    let cursor = '0';
+    do {
+      let reply: string[];
+      try {
+        reply = (await TAKE_ORPHANS.run(this.redis, [this.keys.claims()], [this.keys.lease(''), cursor, SWEEP_PAGE])) as string[];
+      } catch {
+        return; // Redis unreachable: the next sweep tries again
+      }
+      cursor = reply[0];
+      for (let i = 1; i + 1 < reply.length; i += 2) {
+        const [taskId, scope] = [reply[i], reply[i + 1]];
+        if (this.held.delete(taskId)) this.logger.warn(`Lost the claim on task ${taskId}: it was not renewed in time`);
+        this.orphanListeners.forEach((listener) => listener(taskId, JSON.parse(scope) as TaskScope));
+      }
+    } while (cursor !== '0' && !this.closed);
   }
 }
