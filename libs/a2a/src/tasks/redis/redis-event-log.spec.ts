@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
 import type { LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
-import { describeEventLogContract, statusEvent, textOf } from '../testing/event-log.contract.js';
+import { collect, describeEventLogContract, statusEvent, textOf } from '../testing/event-log.contract.js';
 import { RedisEventLog } from './redis-event-log.js';
 import { connectClient, connectionsNamed, REDIS_URL, redisOfSpec, sleep, unreachableClient } from './testing/redis-test-support.js';
 
@@ -17,24 +17,8 @@ describeEventLogContract(`RedisEventLog (${REDIS_URL})`, async () => {
   return { log, close: () => log.close() };
 });
 
-/** Follows until `count` events arrived or `ms` passed; `stop()` ends it early. */
-function follow(log: RedisEventLog, taskId: string, afterSeq: number, count: number, ms = 5000) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), ms);
-  const done = (async () => {
-    const received: LoggedEvent[] = [];
-    try {
-      for await (const logged of log.follow(taskId, afterSeq, controller.signal)) {
-        received.push(logged);
-        if (received.length >= count) break;
-      }
-      return received;
-    } finally {
-      clearTimeout(timer);
-    }
-  })();
-  return { done, stop: () => controller.abort() };
-}
+/** Follows until `count` events arrived or 5 s passed (the reader may need a moment under load). */
+const follow = (log: RedisEventLog, taskId: string, afterSeq: number, count: number) => collect(log, taskId, afterSeq, count, 5000);
 
 async function appendTexts(log: RedisEventLog, taskId: string, texts: string[], after = 0): Promise<number> {
   let seq = after;
@@ -117,7 +101,7 @@ describe('RedisEventLog', () => {
     const stayer = follow(log, busy, 0, 3);
     await sleep(30);
     expect(log.followedLogs).toBe(2);
-    quitter.stop();
+    quitter.controller.abort();
     await quitter.done;
     await sleep(30);
     expect(log.followedLogs).toBe(1);

@@ -58,10 +58,16 @@ async function withinDeadline<T>(promise: Promise<T>): Promise<T | 'still runnin
   }
 }
 
-/** Follows `taskId` until `count` events arrived (or the deadline passes), then stops following. */
-function collect(log: EventLog, taskId: string, afterSeq: number, count: number): { done: Promise<LoggedEvent[]>; controller: AbortController } {
+/** Follows `taskId` until `count` events arrived (or `deadlineMs` passed), then stops following; `controller` stops it early. */
+export function collect(
+  log: EventLog,
+  taskId: string,
+  afterSeq: number,
+  count: number,
+  deadlineMs = DEADLINE_MS,
+): { done: Promise<LoggedEvent[]>; controller: AbortController } {
   const controller = new AbortController();
-  const deadline = setTimeout(() => controller.abort(new Error('deadline')), DEADLINE_MS);
+  const deadline = setTimeout(() => controller.abort(new Error('deadline')), deadlineMs);
   const done = (async () => {
     const received: LoggedEvent[] = [];
     try {
