@@ -10,6 +10,7 @@ import { A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type Ta
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, readSse, restClient, userMessage, type Json } from './support/wire-client.js';
+import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 
 @A2AAgent({ name: 'alpha', description: 'First agent', skills: [{ id: 'a', name: 'A', description: 'a', tags: ['a'] }] })
 @Injectable()
@@ -393,7 +394,7 @@ describe('SSE housekeeping', () => {
     expect(second.status).toBe(429);
 
     await reader.cancel();
-    for (let i = 0; i < 50 && streams.size > 0; i++) await sleep(20);
+    await waitUntil(() => streams.size === 0, { attempts: 50, intervalMs: 20 });
     expect(streams.size).toBe(0);
     const tasks = (await restClient(`${running.url}/a2a/rest`).call('ListTasks', {})).result.tasks;
     await sleep(1700);

@@ -17,6 +17,7 @@ import { freePort } from './support/ports.js';
 import { startRedis, stopRedis } from './support/redis-server.js';
 import type { RunningApp } from './support/demo-app.js';
 import { restClient, userMessage } from './support/wire-client.js';
+import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 
 const servers: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -79,7 +80,7 @@ describe('push and Redis outages', () => {
       redis = await startRedis(port, dir); // the append-only file brings the delayed jobs back
       servers.push(redis);
       await receiver.waitFor((r) => r.length >= 8, 15_000);
-      for (let i = 0; i < 50 && delivered.length < 4; i++) await sleep(100);
+      await waitUntil(() => delivered.length >= 4, { attempts: 50, intervalMs: 100 });
       expect(new Set(delivered).size).toBe(4);
     } finally {
       await running.close();

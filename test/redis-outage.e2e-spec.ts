@@ -17,6 +17,7 @@ import { freePort } from './support/ports.js';
 import { startRedis, stopRedis } from './support/redis-server.js';
 import type { RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage } from './support/wire-client.js';
+import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 
 const app = (port: number) => startApp(A2AModule.forRoot({ redis: { url: `redis://127.0.0.1:${port}/0` }, defaultAgent: 'echo' }), [EchoAgent]);
 
@@ -76,10 +77,7 @@ describe('Redis outages', () => {
       redis = await startRedis(port);
       servers.push(redis);
       let after: number | undefined;
-      for (let i = 0; i < 100 && after !== 200; i++) {
-        await sleep(100);
-        after = (await rest.call('ListTasks', {})).status;
-      }
+      await waitUntil(async () => (after = (await rest.call('ListTasks', {})).status) === 200, { intervalMs: 100 });
       expect(after).toBe(200);
       const again = (await rest.call('SendMessage', { message: userMessage('/task back') })).result.task;
       expect(again.status.state).toBe('TASK_STATE_COMPLETED');
@@ -93,6 +91,7 @@ describe('Redis outages', () => {
       await running?.close();
     }
   });
+
   it('fails a task whose write was lost while Redis was down, once Redis is back, instead of leaving it WORKING', async () => {
     const port = await freePort();
     const dir = await mkdtemp(join(tmpdir(), 'a2a-redis-'));
@@ -105,23 +104,20 @@ describe('Redis outages', () => {
     try {
       const rest = restClient(`${running.url}/a2a/rest`);
       const task = (await rest.call('SendMessage', { message: userMessage('go'), configuration: { returnImmediately: true } })).result.task;
-      for (let i = 0; i < 50 && (await rest.call('GetTask', { id: task.id })).result.status.state !== 'TASK_STATE_WORKING'; i++) await sleep(20);
+      await waitUntil(async () => (await rest.call('GetTask', { id: task.id })).result.status.state === 'TASK_STATE_WORKING', { attempts: 50, intervalMs: 20 });
 
       await stopRedis(redis);
       steps.artifact.open(); // that write fails
       await sleep(100);
       redis = await startRedis(port, dir);
       servers.push(redis);
-      for (let i = 0; i < 100 && (await rest.call('GetTask', { id: task.id })).status !== 200; i++) await sleep(100);
+      await waitUntil(async () => (await rest.call('GetTask', { id: task.id })).status === 200, { intervalMs: 100 });
       // the executor returns with Redis back (and the app connected again): the turn must not let go
       // of its claim as if everything it meant to write was stored
       steps.finish.open();
 
       let status: { state: string; message?: { parts: unknown[] } } | undefined;
-      for (let i = 0; i < 100 && status?.state !== 'TASK_STATE_FAILED'; i++) {
-        await sleep(100);
-        status = (await rest.call('GetTask', { id: task.id })).result?.status;
-      }
+      await waitUntil(async () => (status = (await rest.call('GetTask', { id: task.id })).result?.status)?.state === 'TASK_STATE_FAILED', { intervalMs: 100 });
       expect(status?.state).toBe('TASK_STATE_FAILED');
       expect(status?.message?.parts).toEqual([{ text: 'The agent instance running this task stopped before finishing it.' }]);
     } finally {

@@ -7,6 +7,7 @@ import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { collect, describeEventLogContract, statusEvent, textOf } from '../testing/event-log.contract.js';
 import { RedisEventLog } from './redis-event-log.js';
 import { connectClient, connectionsNamed, REDIS_URL, redisOfSpec, sleep, unreachableClient } from './testing/redis-test-support.js';
+import { waitUntil } from '../../testing/wait-until.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
 const redis = redisOfSpec();
@@ -61,8 +62,8 @@ describe('RedisEventLog', () => {
       const reader = found.find((c) => c.name.endsWith(':a2a-event-reader'));
       return log.followedLogs === 100 && reader?.cmd === 'xread' && reader.flags.includes('b') ? found : undefined;
     };
-    let connections = await blocked();
-    for (let i = 0; i < 100 && !connections; i++) connections = (await sleep(20), await blocked());
+    let connections: Awaited<ReturnType<typeof blocked>>;
+    await waitUntil(async () => (connections = await blocked()) !== undefined, { intervalMs: 20 });
     expect(log.followedLogs).toBe(100);
 
     // while they wait, the reader is blocked in XREAD, not polling
@@ -73,7 +74,7 @@ describe('RedisEventLog', () => {
     for (const follower of followers) expect(seqs(await follower.done)).toEqual([1, 2, 3]);
     expect(await connectionsNamed(redis.client, name)).toHaveLength(2);
     // every follower is gone, so is every followed log
-    for (let i = 0; i < 100 && log.followedLogs > 0; i++) await sleep(20);
+    await waitUntil(() => log.followedLogs === 0, { intervalMs: 20 });
     expect(log.followedLogs).toBe(0);
   });
 

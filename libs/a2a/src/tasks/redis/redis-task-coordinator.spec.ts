@@ -9,6 +9,7 @@ import { RedisEventLog } from './redis-event-log.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
 import { RedisTaskStore } from './redis-task-store.js';
 import { keysUnder, redisOfSpec } from './testing/redis-test-support.js';
+import { waitUntil } from '../../testing/wait-until.js';
 
 const redis = redisOfSpec();
 const { prefix } = redis;
@@ -83,7 +84,7 @@ describe('RedisTaskCoordinator with the task manager', () => {
     const survivors = [1, 2].map(() => new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 300 }));
     try {
       survivors.forEach((c) => c.onOrphan((id, orphanScope) => reported.push([id, orphanScope])));
-      for (let i = 0; i < 100 && reported.length < ids.length; i++) await sleep(50);
+      await waitUntil(() => reported.length >= ids.length);
       await sleep(400); // a few more sweeps: nothing is reported twice
       expect(reported.map(([id]) => id).sort()).toEqual([...ids].sort());
       for (const [id, orphanScope] of reported) expect(orphanScope).toEqual(scopeOf(id));
@@ -102,9 +103,7 @@ describe('RedisTaskCoordinator with the task manager', () => {
       const ids = await Promise.all(turns.map(async (t) => ((await t.started) as { taskId: string }).taskId));
       await dying.coordinator.close();
       const states = async () => Promise.all(ids.map(async (id) => (await b.store.get(scope, id))?.task.status));
-      for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(50)) {
-        if ((await states()).every((s) => s?.state === 'TASK_STATE_FAILED')) break;
-      }
+      await waitUntil(async () => (await states()).every((s) => s?.state === 'TASK_STATE_FAILED'));
       for (const status of await states()) {
         expect(status?.state).toBe('TASK_STATE_FAILED');
         expect(status?.message?.parts).toEqual([{ text: 'The agent instance running this task stopped before finishing it.' }]);

@@ -8,6 +8,7 @@ import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.c
 import { RedisKeys } from './redis-keys.js';
 import { RedisTaskStore } from './redis-task-store.js';
 import { connectClient, deleteKeys, keysUnder, REDIS_URL, redisOfSpec, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
+import { waitUntil } from '../../testing/wait-until.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
 const redis = redisOfSpec();
@@ -176,10 +177,7 @@ describe('RedisTaskStore', () => {
       // the sweep runs every min(ttl, 60 s): the first one after the expiry (SCAN is not atomic, so the
       // key list is read again until it settles, or for a few seconds on a loaded machine)
       let keysLeft: string[] = [];
-      for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(100)) {
-        keysLeft = await keysUnder(redis.client, own);
-        if (keysLeft.length === left.length) break;
-      }
+      await waitUntil(async () => (keysLeft = await keysUnder(redis.client, own)).length === left.length, { attempts: 50, intervalMs: 100 });
       expect(keysLeft).toEqual(left);
       expect(await redis.client.zcard(keys.index(keys.scope(scope), {}))).toBe(1);
       await deleteKeys(redis.client, own);
