@@ -1,11 +1,11 @@
 /**
- * `npm run bench [-- <scenario>... --ops=N --warmup=N --concurrency=1,32 --rounds=N]`: runs the named
+ * `npm run bench [-- <scenario>... --ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N]`: runs the named
  * scenarios, or all of them. A scenario is a file `bench/scenarios/<name>.ts` whose default export
  * is a `Scenario` (see ./harness.ts); adding the file is all it takes to add one.
  */
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { out, readConfig, type Scenario } from './harness.js';
+import { out, readConfig, reportedGoals, type Scenario } from './harness.js';
 
 /** The sources name the scenarios (a stale compiled file of a removed scenario is not one). */
 const SOURCES = new URL('../bench/scenarios/', import.meta.url);
@@ -24,13 +24,25 @@ async function main(args: string[]): Promise<void> {
 
   out(
     `nestjs-a2a benchmarks: node ${process.version}, ${config.ops} ops × ${config.rounds} rounds per case and level, ` +
-      `warm-up ${config.warmup}, in flight ${config.concurrency.join(' and ')}`,
+      `warm-up ${config.warmup}, in flight ${config.concurrency.join(' and ')}; servers in processes of their own: ` +
+      `${config.rounds} rounds of ${config.roundMs} ms, ${config.streams.toLocaleString('en-US')} open streams, ${config.tasks.toLocaleString('en-US')} tasks`,
   );
   for (const name of names) {
     const scenario = ((await import(new URL(`${name}.js`, COMPILED).href)) as { default: Scenario }).default;
     out(`\n== ${name}: ${scenario.description}`);
     await scenario.run(config);
   }
+  printGoals();
+}
+
+/** The goal lines of every scenario that ran, together (issue 14, "The goal"). */
+function printGoals(): void {
+  const goals = reportedGoals();
+  if (goals.length === 0) return;
+  const count = (status: string) => goals.filter((g) => g.status === status).length;
+  out(`\n== goals: ${count('MET')} met, ${count('NOT MET')} not met, ${count('not available yet')} not available yet`);
+  const width = Math.max(...goals.map((g) => g.goal.length));
+  for (const goal of goals) out(`${goal.status.padEnd(17)}  ${goal.goal.padEnd(width)}  ${goal.measured}`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

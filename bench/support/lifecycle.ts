@@ -190,7 +190,7 @@ function printVerdict(subject: string, results: readonly Measurement[], label: s
  * operation's write and the next), p50. When that alone reaches the baseline's p50, no Redis-backed
  * stack can match it one operation at a time; with more in flight, round trips overlap.
  */
-async function printRedisFloor(results: readonly Measurement[], baseline: string): Promise<void> {
+export async function printRedisFloor(results: readonly Measurement[], baseline: string): Promise<void> {
   const base = results.find((m) => m.label === baseline && m.concurrency === 1);
   if (!base) return;
   const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectionName: 'a2a-bench-floor' });
