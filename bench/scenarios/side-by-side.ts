@@ -16,14 +16,14 @@
  * take turns within each round, so drift over the run is shared. Ours on Fastify is "not available
  * yet" while the app does not start on that platform (or its first answer is wrong).
  */
-import { performance } from 'node:perf_hooks';
 import { out, percentiles, type BenchConfig, type Measurement, type Scenario } from '../harness.js';
 import { isFigure, printFigures, ratioGoal, ratioOf, type Measured, type Row } from '../support/figures.js';
 import { cleanUpRedis, printRedisFloor, runKeyPrefix } from '../support/lifecycle.js';
-import { LoadClient, streamPool, subscribe } from '../support/load.js';
+import { streamsOnHeldTask } from '../support/held-task.js';
+import { LoadClient } from '../support/load.js';
 import { ServerUnavailable, type ServerProcess } from '../support/server-process.js';
 import { ceilingKey, ceilingStack, mayBeUnavailable, oursKey, oursStack, PLATFORMS, SDK, SDK_STACK, Stacks, unavailableReason } from '../support/stacks.js';
-import { holdRequest, lifecycleRequest, messageRequest, streamingRequest, subscribeRequest, type Platform, type WireRequest } from '../support/wire.js';
+import { lifecycleRequest, messageRequest, streamingRequest, type Platform, type WireRequest } from '../support/wire.js';
 
 /** In flight for the request scenarios: the issue's table is measured with 10 connections. */
 const CONNECTIONS = 10;
@@ -109,7 +109,7 @@ function requestSection(client: LoadClient, name: string, keys: readonly string[
     levels,
     async round(server, inFlight, durationMs, seq) {
       const first = seq();
-      const measured = await client.round(server.origin, request, inFlight, durationMs, first * 1_000_000);
+      const measured = await client.round(server.origin, request, inFlight, { ms: durationMs }, first * 1_000_000);
       return { perSec: measured.perSec, latenciesMs: measured.latenciesMs };
     },
     async probe(server, seq) {
@@ -123,26 +123,13 @@ function requestSection(client: LoadClient, name: string, keys: readonly string[
 /** The fan-out section: a held task, its subscribers, then the release; events delivered per second. */
 function fanoutSection(client: LoadClient, keys: readonly string[]): Section {
   const round = async (server: ServerProcess, seq: () => number, streams: number, steps: number) => {
-    const hold = holdRequest(seq(), steps);
-    const { status, body } = await client.send(server.origin, hold);
-    const taskId = hold.taskId(status, body);
-    await server.held(1);
-    const pool = streamPool(server.origin, streams);
+    const held = await streamsOnHeldTask(client, server, streams, steps, seq);
     try {
-      const subscribers = Array.from({ length: streams }, () => {
-        const id = seq();
-        return subscribe(pool, subscribeRequest(id, taskId), id);
-      });
-      await Promise.all(subscribers.map((s) => s.first));
-      const started = performance.now();
-      await server.release();
-      const tallies = await Promise.all(subscribers.map((s) => s.done));
-      const elapsedMs = performance.now() - started;
-      const short = tallies.filter((t) => t.steps !== steps || !t.completed);
-      if (short.length > 0) throw new Error(`${short.length} of ${streams} streams missed events (one got ${short[0].steps} of ${steps} steps, completed: ${short[0].completed})`);
+      const { elapsedMs, missed, example } = await held.releaseAndTally();
+      if (missed > 0) throw new Error(`${missed} of ${streams} streams missed events (${example})`);
       return { perSec: (streams * (steps + 1) * 1000) / elapsedMs };
     } finally {
-      await pool.close();
+      await held.close();
     }
   };
   return {

@@ -40,14 +40,14 @@ export interface Row {
   readonly vsCeiling?: number;
 }
 
-const count = (n: number) => Math.round(n).toLocaleString('en-US');
+const count = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const times = (r: number | undefined) => (r === undefined ? '—' : r.toFixed(2));
 
 /**
  * A table: the median rate, its spread over the rounds (min–max and ± half that range in % of the
  * median), p50/p99 when operations have a latency, and the ratios.
  */
-export function printFigures(title: string, unit: string, rows: readonly Row[]): void {
+export function printFigures(title: string, unit: string, rows: readonly Row[], digits = 0): void {
   const header = ['case', 'in flight', `${unit} median`, 'spread (min–max)', '±%', 'p50 ms', 'p99 ms', 'ours/SDK', 'ours/ceiling'];
   const cells = rows.map((row) => {
     if (!isFigure(row.measured)) return [row.label, String(row.inFlight), `not available yet (${row.measured.unavailable})`];
@@ -58,8 +58,8 @@ export function printFigures(title: string, unit: string, rows: readonly Row[]):
     return [
       row.label,
       String(row.inFlight),
-      count(mid),
-      `${count(low)}–${count(high)}`,
+      count(mid, digits),
+      `${count(low, digits)}–${count(high, digits)}`,
       `${(((high - low) / 2 / mid) * 100).toFixed(0)}`,
       p50Ms === undefined ? '—' : p50Ms.toFixed(3),
       p99Ms === undefined ? '—' : p99Ms.toFixed(3),

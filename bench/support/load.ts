@@ -41,18 +41,18 @@ export class LoadClient {
   }
 
   /**
-   * Runs `request(seq)` with `inFlight` at once for `durationMs` (the operations started by then are
-   * finished and counted), checking every answer; `seq` counts on from `firstSeq`.
+   * Runs `request(seq)` with `inFlight` at once for `limit.ms` (the operations started by then are
+   * finished and counted) or `limit.ops` operations, checking every answer; `seq` counts on from `firstSeq`.
    */
-  async round(origin: string, request: (seq: number) => WireRequest, inFlight: number, durationMs: number, firstSeq: number): Promise<Round> {
+  async round(origin: string, request: (seq: number) => WireRequest, inFlight: number, limit: { ms: number } | { ops: number }, firstSeq: number): Promise<Round> {
     const pool = this.pool(origin, inFlight);
     const latencies: number[] = [];
     let seq = firstSeq;
     let failure: unknown;
     const started = performance.now();
-    const deadline = started + durationMs;
+    const more = 'ms' in limit ? (deadline => () => performance.now() < deadline)(started + limit.ms) : () => seq - firstSeq < limit.ops;
     const worker = async () => {
-      while (failure === undefined && performance.now() < deadline) {
+      while (failure === undefined && more()) {
         const wire = request(seq++);
         const sent = performance.now();
         try {

@@ -1,0 +1,57 @@
+/**
+ * RSS after many completed tasks (issue 14): a fresh server's RSS at idle (after full collections,
+ * in its own process, once {@link WARM_UP_TASKS} tasks have loaded and compiled the code), then `--tasks` blocking SendMessage lifecycles (JSON-RPC, 32 in flight, each
+ * answer checked), then its RSS again. Ours keeps the default retention (`tasks.retentionMs` 1 h,
+ * `tasks.maxTerminalTasks` 10,000, the byte budgets), so the growth is bounded whatever the count;
+ * the SDK's in-memory store keeps every task, for reference (no goal is judged on it).
+ */
+import { out, reportGoal, type BenchConfig, type Scenario } from '../harness.js';
+import { LoadClient } from '../support/load.js';
+import { ServerProcess, ServerUnavailable } from '../support/server-process.js';
+import { mayBeUnavailable, oursStack, PLATFORMS, SDK_STACK, type StackDef } from '../support/stacks.js';
+import { lifecycleRequest } from '../support/wire.js';
+
+const IN_FLIGHT = 32;
+/** Tasks run before idle is taken: the code they load and compile is not retention. */
+const WARM_UP_TASKS = 1000;
+const MB = 1024 * 1024;
+const GOAL_MB = 60;
+
+const scenario: Scenario = {
+  description: 'RSS after N completed tasks with the default retention, against idle',
+  async run(config: BenchConfig) {
+    out(`\nRSS after ${config.tasks.toLocaleString('en-US')} completed tasks (blocking SendMessage, ${IN_FLIGHT} in flight), against idle, after full collections`);
+    for (const def of [...PLATFORMS.map((p) => oursStack(p)), SDK_STACK]) await measure(def, config.tasks);
+  },
+};
+
+async function measure(def: StackDef, tasks: number): Promise<void> {
+  const goal = `${def.label}: RSS after ${tasks.toLocaleString('en-US')} completed tasks within ${GOAL_MB} MB of idle`;
+  const judged = def !== SDK_STACK;
+  const server = await ServerProcess.start(def.label, def.spec);
+  if (server instanceof ServerUnavailable) {
+    if (!mayBeUnavailable(def)) throw new Error(`${def.label} did not start: ${server.reason}`);
+    out(`  ${def.label}: not available yet (did not start)`);
+    reportGoal({ goal, measured: 'did not start', status: 'not available yet' });
+    return;
+  }
+  const client = new LoadClient();
+  try {
+    const started = await server.memory();
+    await client.round(server.origin, lifecycleRequest, IN_FLIGHT, { ops: WARM_UP_TASKS }, 0);
+    const idle = await server.memory();
+    const round = await client.round(server.origin, lifecycleRequest, IN_FLIGHT, { ops: tasks }, WARM_UP_TASKS);
+    const after = await server.memory();
+    const growth = (after.rss - idle.rss) / MB;
+    out(
+      `  ${def.label}: ${(started.rss / MB).toFixed(0)} MB at start, idle ${(idle.rss / MB).toFixed(0)} MB after ${WARM_UP_TASKS} tasks, after ${(after.rss / MB).toFixed(0)} MB: +${growth.toFixed(1)} MB RSS ` +
+        `(heap +${((after.heapUsed - idle.heapUsed) / MB).toFixed(1)} MB; ${Math.round(round.perSec).toLocaleString('en-US')} tasks/s)${judged ? '' : ' (reference: keeps every task)'}`,
+    );
+    if (judged) reportGoal({ goal, measured: `+${growth.toFixed(1)} MB (goal ≤ ${GOAL_MB} MB)`, status: growth <= GOAL_MB ? 'MET' : 'NOT MET' });
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+export default scenario;
