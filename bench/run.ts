@@ -4,6 +4,7 @@
  * is a `Scenario` (see ./harness.ts); adding the file is all it takes to add one.
  */
 import { readdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { out, readConfig, reportedGoals, type Scenario } from './harness.js';
 
@@ -23,7 +24,7 @@ async function main(args: string[]): Promise<void> {
   const names = wanted.length > 0 ? wanted : available;
 
   out(
-    `nestjs-a2a benchmarks: node ${process.version}, ${config.ops} ops × ${config.rounds} rounds per case and level, ` +
+    `nestjs-a2a benchmarks: node ${process.version}, ${machineLoad()}, ${config.ops} ops × ${config.rounds} rounds per case and level, ` +
       `warm-up ${config.warmup}, in flight ${config.concurrency.join(' and ')}; servers in processes of their own: ` +
       `${config.rounds} rounds of ${config.roundMs} ms, ${config.streams.toLocaleString('en-US')} open streams, ${config.tasks.toLocaleString('en-US')} tasks`,
   );
@@ -33,6 +34,12 @@ async function main(args: string[]): Promise<void> {
     await scenario.run(config);
   }
   printGoals();
+  out(`\n(at the end: ${machineLoad()})`);
+}
+
+/** The machine's load, for reading the figures: other processes on the same cores move them. */
+function machineLoad(): string {
+  return `${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`;
 }
 
 /** The goal lines of every scenario that ran, together (issue 14, "The goal"). */

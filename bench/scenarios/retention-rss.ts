@@ -6,6 +6,7 @@
  * the SDK's in-memory store keeps every task, for reference (no goal is judged on it).
  */
 import { out, reportGoal, type BenchConfig, type Scenario } from '../harness.js';
+import { memoryGrowth } from '../support/figures.js';
 import { LoadClient } from '../support/load.js';
 import { ServerProcess, ServerUnavailable } from '../support/server-process.js';
 import { mayBeUnavailable, oursStack, PLATFORMS, SDK_STACK, type StackDef } from '../support/stacks.js';
@@ -45,7 +46,7 @@ async function measure(def: StackDef, tasks: number): Promise<void> {
     const growth = (after.rss - idle.rss) / MB;
     out(
       `  ${def.label}: ${(started.rss / MB).toFixed(0)} MB at start, idle ${(idle.rss / MB).toFixed(0)} MB after ${WARM_UP_TASKS} tasks, after ${(after.rss / MB).toFixed(0)} MB: +${growth.toFixed(1)} MB RSS ` +
-        `(heap +${((after.heapUsed - idle.heapUsed) / MB).toFixed(1)} MB; ${Math.round(round.perSec).toLocaleString('en-US')} tasks/s)${judged ? '' : ' (reference: keeps every task)'}`,
+        `(${memoryGrowth(idle, after)}; ${Math.round(round.perSec).toLocaleString('en-US')} tasks/s)${judged ? '' : ' (reference: keeps every task)'}`,
     );
     if (judged) reportGoal({ goal, measured: `+${growth.toFixed(1)} MB (goal ≤ ${GOAL_MB} MB)`, status: growth <= GOAL_MB ? 'MET' : 'NOT MET' });
   } finally {

@@ -4,7 +4,8 @@
  * connection per request in flight), every answer checked (issue 14):
  *
  *   - Message answer: SendMessage answered with a Message, JSON-RPC and REST, 10 in flight;
- *     the ceiling is a bare Nest app on the same platform answering a fixed Message;
+ *     the ceiling is a bare Nest app on the same platform answering a fixed Message; node:http
+ *     answering it too shows how far the load generator itself goes;
  *   - task lifecycle: blocking SendMessage (JSON-RPC) → SUBMITTED, WORKING, one artifact,
  *     COMPLETED, in memory and on Redis, 1, 10 and 32 in flight (with the Redis floor line);
  *   - streaming: SendStreamingMessage (JSON-RPC) with 4 events, 10 in flight;
@@ -22,7 +23,7 @@ import { cleanUpRedis, printRedisFloor, runKeyPrefix } from '../support/lifecycl
 import { streamsOnHeldTask } from '../support/held-task.js';
 import { LoadClient } from '../support/load.js';
 import { ServerUnavailable, type ServerProcess } from '../support/server-process.js';
-import { ceilingKey, ceilingStack, mayBeUnavailable, oursKey, oursStack, PLATFORMS, SDK, SDK_STACK, Stacks, unavailableReason } from '../support/stacks.js';
+import { ceilingKey, ceilingStack, mayBeUnavailable, oursKey, oursStack, PLATFORMS, RAW, RAW_STACK, SDK, SDK_STACK, Stacks, unavailableReason } from '../support/stacks.js';
 import { lifecycleRequest, messageRequest, streamingRequest, type Platform, type WireRequest } from '../support/wire.js';
 
 /** In flight for the request scenarios: the issue's table is measured with 10 connections. */
@@ -185,9 +186,9 @@ const scenario: Scenario = {
     const client = new LoadClient();
     const ours = PLATFORMS.map((p) => oursStack(p));
     const oursRedis = PLATFORMS.map((p) => oursStack(p, keyPrefix));
-    const stacks = await Stacks.start([...ours, ...oursRedis, SDK_STACK, ...PLATFORMS.map(ceilingStack)]);
+    const stacks = await Stacks.start([...ours, ...oursRedis, SDK_STACK, ...PLATFORMS.map(ceilingStack), RAW_STACK]);
     try {
-      const messageKeys = [...ours.map((d) => d.key), SDK, ...PLATFORMS.map(ceilingKey)];
+      const messageKeys = [...ours.map((d) => d.key), SDK, ...PLATFORMS.map(ceilingKey), RAW];
       const taskKeys = [oursKey('express'), oursKey('express', true), oursKey('fastify'), oursKey('fastify', true), SDK];
       const lifecycleLevels = [...new Set([1, CONNECTIONS, ...config.concurrency])].sort((a, b) => a - b);
 
@@ -230,7 +231,7 @@ const scenario: Scenario = {
       await stacks.close();
       await cleanUpRedis(keyPrefix);
     }
-    out(`(load: undici keep-alive pools in the bench's process; each server in its own process)`);
+    out(`(load: undici keep-alive pools in the bench's process; each server in its own process; ratios: the median of each round's ratio)`);
   },
 };
 

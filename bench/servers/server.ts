@@ -10,7 +10,9 @@
  *   - `sdk`: the official SDK's express app, its JSON-RPC and REST handlers over a
  *     `DefaultRequestHandler` with its `InMemoryTaskStore`;
  *   - `ceiling`: a bare Nest app on Express or Fastify whose two routes answer a fixed Message (what
- *     the framework itself costs: body parsing, routing, serialisation).
+ *     the framework itself costs: body parsing, routing, serialisation);
+ *   - `raw`: node:http answering the same fixed Message, no framework: the rate the load generator
+ *     reaches, so a ceiling close to it is known to be the client's, not the server's.
  *
  * The agents on `ours` and `sdk` do the same work for the same text (../support/wire.ts builds
  * the requests and checks the answers):
@@ -190,11 +192,28 @@ async function ceiling(spec: ServerSpec): Promise<INestApplication> {
     : NestFactory.create(CeilingModule, options);
 }
 
+function raw(): Server {
+  return createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      let id: unknown = null;
+      try {
+        id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown }).id ?? null;
+      } catch {
+        // a fixed answer either way
+      }
+      const answer = req.url === JSON_RPC_PATH ? { jsonrpc: '2.0', id, result: { message: FIXED_MESSAGE } } : { message: FIXED_MESSAGE };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+    });
+  });
+}
+
 // ---------------------------------------------------------------- start, then answer the parent
 
 async function start(spec: ServerSpec): Promise<{ origin: string; close(): Promise<void> }> {
-  if (spec.stack === 'sdk') {
-    const server = sdk();
+  if (spec.stack === 'sdk' || spec.stack === 'raw') {
+    const server = spec.stack === 'sdk' ? sdk() : raw();
     server.keepAliveTimeout = KEEP_ALIVE_MS;
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
     return {
@@ -235,8 +254,8 @@ async function main(): Promise<void> {
       case 'memory': {
         // a few full collections: what is still there is held, not garbage waiting
         for (let i = 0; i < 4; i++) gc();
-        const { rss, heapUsed } = process.memoryUsage();
-        return reply({ type: 'memory', id: request.id, rss, heapUsed });
+        const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+        return reply({ type: 'memory', id: request.id, memory: { rss, heapUsed, heapTotal, external } });
       }
       case 'held': {
         const answer = () => reply({ type: 'held', id: request.id, count: held.length });

@@ -6,6 +6,7 @@
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
  */
 import { out, reportGoal } from '../harness.js';
+import type { MemoryFigures } from './wire.js';
 
 /** A rate measured over several rounds. */
 export interface Figure {
@@ -27,9 +28,14 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** `measured`'s median over `base`'s, or undefined when either is missing. */
+/**
+ * `measured` over `base`: the median of the ratios of each round (the cases take turns within a
+ * round, so the two figures of one round saw the same machine), or undefined when either is missing.
+ */
 export function ratioOf(measured: Measured | undefined, base: Measured | undefined): number | undefined {
-  return isFigure(measured) && isFigure(base) ? median(measured.perRound) / median(base.perRound) : undefined;
+  if (!isFigure(measured) || !isFigure(base)) return undefined;
+  const rounds = Math.min(measured.perRound.length, base.perRound.length);
+  return median(Array.from({ length: rounds }, (_, i) => measured.perRound[i] / base.perRound[i]));
 }
 
 export interface Row {
@@ -83,4 +89,12 @@ export function ratioGoal(goal: string, ratio: number | undefined, target: numbe
       ? { goal, measured: why ?? 'not measured', status: 'not available yet' }
       : { goal, measured: `${ratio.toFixed(2)} (goal ≥ ${target.toFixed(2)})`, status: ratio >= target ? 'MET' : 'NOT MET' },
   );
+}
+
+const MB = 1024 * 1024;
+
+/** Where an RSS growth sits: the JS heap in use, what V8 holds for it, and memory outside it. */
+export function memoryGrowth(before: MemoryFigures, after: MemoryFigures): string {
+  const mb = (key: keyof MemoryFigures) => `${after[key] >= before[key] ? '+' : ''}${((after[key] - before[key]) / MB).toFixed(1)} MB`;
+  return `heap used ${mb('heapUsed')}, heap held ${mb('heapTotal')}, external ${mb('external')}`;
 }

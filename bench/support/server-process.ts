@@ -6,7 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { SERVER_ENV, type ServerReply, type ServerRequest, type ServerSpec } from './wire.js';
+import { SERVER_ENV, type MemoryFigures, type ServerReply, type ServerRequest, type ServerSpec } from './wire.js';
 
 const SCRIPT = new URL('../servers/server.js', import.meta.url);
 const START_TIMEOUT_MS = 60_000;
@@ -82,11 +82,11 @@ export class ServerProcess {
     return new ServerProcess(label, child, tail, first.origin);
   }
 
-  /** RSS and heap in use, in bytes, after full collections in the server. */
-  async memory(): Promise<{ rss: number; heapUsed: number }> {
+  /** The server's memory after full collections in it. */
+  async memory(): Promise<MemoryFigures> {
     const reply = await this.ask({ type: 'memory', id: this.nextId++ });
     if (reply.type !== 'memory') throw new Error(`${this.label}: answered ${reply.type} to memory`);
-    return reply;
+    return reply.memory;
   }
 
   /** Resolves once at least `atLeast` `hold` tasks wait for {@link release}. */

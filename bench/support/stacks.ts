@@ -1,7 +1,8 @@
 /**
  * The servers the side-by-side scenarios compare, each in a process of its own: ours on Express and
  * on Fastify, in memory and on Redis; the official SDK (Express, in memory); the ceiling on each
- * platform (a bare Nest app answering a fixed Message).
+ * platform (a bare Nest app answering a fixed Message); node:http answering the same, to show what
+ * the load generator itself reaches.
  *
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
  */
@@ -34,6 +35,9 @@ export function oursStack(platform: Platform, keyPrefix?: string): StackDef {
 }
 
 export const SDK_STACK: StackDef = { key: SDK, label: '@a2a-js/sdk, Express, in memory', spec: { stack: 'sdk', platform: 'express' } };
+
+export const RAW = 'raw';
+export const RAW_STACK: StackDef = { key: RAW, label: 'node:http, fixed answer (load check)', spec: { stack: 'raw', platform: 'express' } };
 
 export function ceilingStack(platform: Platform): StackDef {
   return { key: ceilingKey(platform), label: `ceiling: bare Nest + ${PLATFORM_NAME[platform]}`, spec: { stack: 'ceiling', platform } };

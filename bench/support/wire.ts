@@ -15,15 +15,26 @@ export const SERVER_ENV = 'BENCH_SERVER';
 export const JSON_RPC_PATH = '/a2a/jsonrpc';
 export const REST_PATH = '/a2a/rest';
 
-export type StackKind = 'ours' | 'sdk' | 'ceiling';
+export type StackKind = 'ours' | 'sdk' | 'ceiling' | 'raw';
 export type Platform = 'express' | 'fastify';
 
 /** Which server a process runs. */
 export interface ServerSpec {
   readonly stack: StackKind;
+  /** The Nest platform of `ours` and `ceiling` (the SDK is Express's; `raw` is node:http alone). */
   readonly platform: Platform;
   /** `ours` only: tasks and event logs in this Redis, under this key prefix. */
   readonly redis?: { readonly url: string; readonly keyPrefix: string };
+}
+
+/** A server's memory after full collections, in bytes (`process.memoryUsage()`). */
+export interface MemoryFigures {
+  readonly rss: number;
+  readonly heapUsed: number;
+  /** What V8 holds for its heap, used or not: RSS that a collection does not give back at once. */
+  readonly heapTotal: number;
+  /** Memory outside the JS heap that JS objects own (Buffers and the like). */
+  readonly external: number;
 }
 
 /** Parent → server process. */
@@ -38,7 +49,7 @@ export type ServerRequest =
 export type ServerReply =
   | { type: 'ready'; origin: string }
   | { type: 'failed'; reason: string }
-  | { type: 'memory'; id: number; rss: number; heapUsed: number }
+  | { type: 'memory'; id: number; memory: MemoryFigures }
   | { type: 'held'; id: number; count: number }
   | { type: 'released'; id: number };
 
