@@ -7,13 +7,13 @@
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
  */
 import { randomUUID } from 'node:crypto';
+import { JSON_RPC_PATH, REST_PATH } from './http.js';
+import { answerTo, MESSAGE_PREFIX } from './lifecycle.js';
 
 // ---------------------------------------------------------------- the servers
 
 /** The environment variable that carries a {@link ServerSpec} to a server process. */
 export const SERVER_ENV = 'BENCH_SERVER';
-export const JSON_RPC_PATH = '/a2a/jsonrpc';
-export const REST_PATH = '/a2a/rest';
 
 export type StackKind = 'ours' | 'sdk' | 'ceiling' | 'raw';
 export type Platform = 'express' | 'fastify';
@@ -50,22 +50,13 @@ export type ServerReply =
   | { type: 'ready'; origin: string }
   | { type: 'failed'; reason: string }
   | { type: 'memory'; id: number; memory: MemoryFigures }
-  | { type: 'held'; id: number; count: number }
+  | { type: 'held'; id: number }
   | { type: 'released'; id: number };
 
-// ---------------------------------------------------------------- the agents
-
-/** What the agents make of a text: the answer proves which message it answered. */
-export const answerTo = (text: string) => `echo: ${text}`;
+// ---------------------------------------------------------------- the agents (./lifecycle.ts)
 
 /** The ceiling's answer to every SendMessage: a fixed Message (ProtoJSON). */
 export const FIXED_MESSAGE = { messageId: 'fixed-answer', contextId: 'fixed-context', role: 'ROLE_AGENT', parts: [{ text: answerTo('fixed') }] } as const;
-
-/** `hold <steps> <seq>`: the number of steps the held task publishes once released, else undefined. */
-export function parseHold(text: string): number | undefined {
-  const match = /^hold (\d+) /.exec(text);
-  return match ? Number(match[1]) : undefined;
-}
 
 /** The message whose text is `text` (ProtoJSON), with a fresh id. */
 function userMessage(text: string) {
@@ -88,7 +79,7 @@ const rpc = (id: number, method: string, params: unknown) => JSON.stringify({ js
 
 /** SendMessage answered with a Message (the agents' echo, or the ceiling's fixed one). */
 export function messageRequest(binding: Binding, seq: number): WireRequest {
-  const text = `msg ${seq}`;
+  const text = `${MESSAGE_PREFIX}${seq}`;
   const message = userMessage(text);
   const check = (status: number, body: string) => {
     const answer = parseAnswer(status, body);
