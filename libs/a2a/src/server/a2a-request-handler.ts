@@ -38,6 +38,8 @@ import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
+import type { ResolvedA2AOptions } from '../config/a2a-options.js';
+import { A2A_OPTIONS } from './a2a-options.provider.js';
 import { AgentCardService } from './agent-card.service.js';
 import { acceptsMediaType, type PublishedAgent } from './agent-registry.js';
 
@@ -70,6 +72,7 @@ export class A2ARequestHandler {
     @Inject(TaskManager) private readonly tasks: TaskManager,
     @Inject(AgentCardService) private readonly cards: AgentCardService,
     @Inject(PushNotifications) private readonly push: PushNotifications,
+    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
   ) {}
 
   /**
@@ -82,7 +85,8 @@ export class A2ARequestHandler {
     if (operation.endsWith('PushNotificationConfig') || operation.endsWith('PushNotificationConfigs')) {
       if (!this.push.enabled) throw new PushNotificationNotSupportedError();
     }
-    const request = decode(spec.request, params);
+    // bounded while decoding: lists are counted before they are walked (limits.*)
+    const request = decode(spec.request, params, '', { limits: this.options.limits });
     switch (operation) {
       case 'SendMessage':
         return { result: encode(SendMessageResponseSchema, await this.sendMessage(call, request as SendMessageRequest)) };
