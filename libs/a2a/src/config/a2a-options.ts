@@ -37,7 +37,11 @@ export interface A2AStreamingOptions {
   heartbeatMs?: number;
   /** Open SSE streams allowed at once. Default 20000. */
   maxStreams?: number;
-  /** Open SSE streams allowed at once per caller subject. Default 20000 (without authentication every caller shares one subject). */
+  /**
+   * Open SSE streams allowed at once per caller subject. Default 1000, so that one caller cannot
+   * take every slot of `maxStreams`. Without authentication every caller shares one subject: raise
+   * it to `maxStreams` there.
+   */
   maxStreamsPerCaller?: number;
 }
 
@@ -215,7 +219,7 @@ export interface ResolvedA2APaths {
 
 const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
-  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
+  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 1_000 },
   limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000, ...DEFAULT_DECODE_LIMITS },
   tasks: {
     retentionMs: 3_600_000,
