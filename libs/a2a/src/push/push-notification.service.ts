@@ -3,6 +3,7 @@
  * registration, configs stored scoped like their task, secrets sealed at rest and redacted in answers.
  */
 import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import { EgressRefusedError } from '../net/egress-errors.js';
 import type { EgressPolicy } from '../net/egress-policy.js';
 import { InvalidParamsError, ResourceExhaustedError, TaskNotFoundError, type FieldViolation } from '../protocol/errors.js';
@@ -112,14 +113,33 @@ export class PushNotificationService implements PushNotifications {
   }
 
   /** Why the egress policy refuses `url` (reason included, URL redacted), or undefined. */
+  /**
+   * What is wrong with the webhook URL, for the caller. What the URL itself says (scheme,
+   * userinfo, a literal address, a refused name) is named with its reason; a refusal that comes
+   * from resolving the host is not: "vm resolves to 127.0.0.1" would let any caller probe this
+   * server's DNS. That detail goes to the log.
+   */
   private async egressProblem(url: string): Promise<string | undefined> {
+    let hostname: string;
     try {
-      const parsed = this.policy.checkUrl(url);
-      await this.policy.resolveAndCheck(parsed.hostname);
-      return undefined;
+      hostname = this.policy.checkUrl(url).hostname;
     } catch (error) {
       if (!(error instanceof EgressRefusedError)) throw error;
       return `${error.message} (reason: ${error.reason})`;
     }
+    try {
+      await this.policy.resolveAndCheck(hostname);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof EgressRefusedError)) throw error;
+      // the message names the host (never the URL's path or query) and what it resolved to
+      PushNotificationService.logger.warn(`Webhook refused at registration: ${error.message} (reason: ${error.reason})`);
+      return WEBHOOK_REFUSED;
+    }
   }
+
+  private static readonly logger = new Logger('PushNotifications');
 }
+
+/** What a caller learns of a webhook refused for what its host resolves to (or does not): that it is refused. */
+export const WEBHOOK_REFUSED = 'is refused: this server does not send notifications to that host';
