@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { EgressRefusedError } from '../net/egress-errors.js';
 import type { EgressPolicy } from '../net/egress-policy.js';
-import { InvalidParamsError, ResourceExhaustedError, TaskNotFoundError, type FieldViolation } from '../protocol/errors.js';
+import { InvalidParamsError, ResourceExhaustedError, TaskNotFoundError, echoed, type FieldViolation } from '../protocol/errors.js';
 import { isTerminalState, type ListTaskPushNotificationConfigsResponse, type TaskPushNotificationConfig } from '../protocol/types.js';
 import type { TaskScope, TaskStore } from '../tasks/task-store.js';
 import type { PushConfigStore } from './push-config-store.js';
@@ -77,7 +77,7 @@ export class PushNotificationService implements PushNotifications {
     const stored = sealConfig(this.box, scope, taskId, id, config, this.now());
     const put = await this.configs.put(scope, stored, this.options.maxConfigsPerTask);
     if (put === 'full') {
-      throw new ResourceExhaustedError(`Task ${taskId} already has ${this.options.maxConfigsPerTask} push notification configs; delete one first`);
+      throw new ResourceExhaustedError(`Task ${echoed(taskId)} already has ${this.options.maxConfigsPerTask} push notification configs; delete one first`);
     }
     // a config added to a finished task goes when the task's others would
     const task = await this.tasks.get(scope, taskId);
@@ -89,7 +89,7 @@ export class PushNotificationService implements PushNotifications {
 
   async get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig> {
     const stored = await this.configs.get(scope, taskId, id);
-    if (!stored) throw new TaskNotFoundError(`Push notification config ${id} not found for task ${taskId}`, { taskId });
+    if (!stored) throw new TaskNotFoundError(`Push notification config ${echoed(id)} not found for task ${echoed(taskId)}`, { taskId: echoed(taskId) });
     return redactedConfig(scope, stored);
   }
 

@@ -9,6 +9,7 @@ import {
   InvalidParamsError,
   PushNotificationNotSupportedError,
   UnsupportedOperationError,
+  echoed,
 } from '../protocol/errors.js';
 import { OPERATIONS, type A2AOperation } from '../protocol/operations.js';
 import {
@@ -184,8 +185,8 @@ export class A2ARequestHandler {
       return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call, request.id, call.lastEventId, false);
     }
     if (terminal) {
-      throw new UnsupportedOperationError(`Task ${request.id} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
-        taskId: request.id,
+      throw new UnsupportedOperationError(`Task ${echoed(request.id)} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
+        taskId: echoed(request.id),
       });
     }
     return streamOf([{ seq: stored.seq, event: { task: taskView(stored.task) } }], this.follow(call, request.id, stored.seq, true));
@@ -208,8 +209,8 @@ export class A2ARequestHandler {
     }
     const refused = request.message.parts.find((p) => p.mediaType !== undefined && !acceptsMediaType(call.agent, p.mediaType));
     if (refused) {
-      throw new ContentTypeNotSupportedError(`This agent does not take ${refused.mediaType}; it takes ${call.agent.inputModes.join(', ')}`, {
-        mediaType: refused.mediaType!,
+      throw new ContentTypeNotSupportedError(`This agent does not take ${echoed(refused.mediaType!)}; it takes ${call.agent.inputModes.join(', ')}`, {
+        mediaType: echoed(refused.mediaType!),
       });
     }
     const scope = this.scope(call);
