@@ -33,11 +33,16 @@ import { FIXED_MESSAGE, SERVER_ENV, type ServerReply, type ServerRequest, type S
 
 /** Errors and warnings reach stderr (the parent counts the lines): a server that complains per request shows it. */
 const LOG_LEVELS: LogLevel[] = ['error', 'warn'];
+/**
+ * The demo's stream limits: every caller of the bench shares one subject (no authentication), so the
+ * per-caller limit (1,000 by default) is raised as the option's doc says; `--streams` up to 20,000.
+ */
+const STREAMING = { maxStreams: 50_000, maxStreamsPerCaller: 20_000 };
 
 // ---------------------------------------------------------------- ours
 
 async function ours(spec: ServerSpec): Promise<INestApplication> {
-  const module = lifecycleModule(spec.redis);
+  const module = lifecycleModule(spec.redis, undefined, STREAMING);
   // as the demo does: no JSON routes of its own, so the module reads the bodies with its limits
   const options = { bodyParser: false, logger: LOG_LEVELS, abortOnError: false };
   return spec.platform === 'fastify'

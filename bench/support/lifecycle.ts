@@ -18,7 +18,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { Role, TaskState, type AgentCard, type Part as SdkPart } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore as SdkInMemoryTaskStore, type AgentExecutor as SdkAgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { Redis } from 'ioredis';
-import { A2AAgent, A2AModule, type A2APushOptions, type A2ARedisOptions, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2AAgent, A2AModule, type A2APushOptions, type A2ARedisOptions, type A2AStreamingOptions, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { compare, muteConsole, mutedConsoleCalls, out, ratio, type BenchConfig, type Measurement } from '../harness.js';
 import { JSON_RPC_PATH, REST_PATH } from './http.js';
 
@@ -168,9 +168,9 @@ export class NestBenchAgent implements AgentExecutor {
   }
 }
 
-/** The app module: A2AModule serving the bench agent, in memory or on `redis` (with `push`, if given). */
-export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions): new () => object {
-  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis, push })], providers: [NestBenchAgent] })
+/** The app module: A2AModule serving the bench agent, in memory or on `redis` (with `push` and `streaming`, if given). */
+export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions, streaming?: A2AStreamingOptions): new () => object {
+  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis, push, streaming })], providers: [NestBenchAgent] })
   class LifecycleBenchModule {}
   return LifecycleBenchModule;
 }
