@@ -60,6 +60,23 @@ export function toV03HybridAgentCard(card: AgentCard): Record<string, unknown> {
   return hybrid;
 }
 
+/**
+ * The card as the 0.3 REST binding answers it (`GET /v1/card`): in the 0.3 proto's JSON, whose
+ * schemes and requirements have the 1.0 shapes (a2a-js 0.3's REST client reads it so).
+ * @throws VersionNotSupportedError when the card lists no 0.3 interface
+ */
+export function toV03ProtoAgentCard(card: AgentCard): Record<string, unknown> {
+  const { securitySchemes: _schemes, security: _security, skills: _skills, ...hybrid } = toV03HybridAgentCard(card);
+  const wire = encode(AgentCardSchema, card);
+  const proto: Record<string, unknown> = {
+    ...hybrid,
+    skills: (wire.skills as Record<string, unknown>[]).map((skill) => (skill.securityRequirements === undefined ? skill : { ...skill, security: skill.securityRequirements })),
+  };
+  if (wire.securitySchemes !== undefined) proto.securitySchemes = wire.securitySchemes;
+  if (wire.securityRequirements !== undefined) proto.security = wire.securityRequirements;
+  return proto;
+}
+
 function toV03Requirement(requirement: SecurityRequirement): V03SecurityRequirement {
   return Object.fromEntries(Object.entries(requirement.schemes ?? {}).map(([name, scopes]) => [name, scopes.list ?? []]));
 }

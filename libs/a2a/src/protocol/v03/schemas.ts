@@ -9,16 +9,11 @@
  * empty `schemes` list, a state or role whatever its position in the enum.
  */
 import { schema, union, type FieldSpec, type Schema } from '../codec.js';
+import { bool, msg, reqStr, str, strList, struct } from '../field-specs.js';
 import { SecurityRequirementSchema, SecuritySchemeSchema } from '../schemas.js';
 import type * as T from './types.js';
 import { V03_ROLES, V03_TASK_STATES } from './types.js';
 
-const str: FieldSpec = { type: 'string' };
-const reqStr: FieldSpec = { type: 'string', required: true };
-const strList: FieldSpec = { type: 'string', repeated: true };
-const bool: FieldSpec = { type: 'bool' };
-const struct: FieldSpec = { type: 'struct' };
-const msg = (s: () => Schema): FieldSpec['type'] => ({ message: s });
 const kind = (value: string) => ({ discriminator: { key: 'kind', value } });
 /** A REQUIRED value kept as given, default or not. */
 const literal = (type: FieldSpec['type']): FieldSpec => ({ type, required: true, presence: true });
