@@ -156,7 +156,8 @@ describe('server: 0.3 params → the 1.0 request → 0.3 params (round trip)', (
       { message: { kind: 'message', ...E.TICKETS_REQUEST.message }, configuration: { blocking: false }, metadata: {} },
     ],
     ['tasks/get', 'tasks/get', { id: 't-1', historyLength: 2, metadata: { x: 1 } }, { id: 't-1', historyLength: 2 }, { id: 't-1', historyLength: 2 }],
-    ['tasks/get: historyLength 0 meant all of it in 0.3', 'tasks/get', { id: 't-1', historyLength: 0 }, { id: 't-1' }, { id: 't-1' }],
+    ['tasks/get: historyLength 0 meant all of it in 0.3, and is said so (left out, a2a-js 0.3 sends none)', 'tasks/get', { id: 't-1', historyLength: 0 }, { id: 't-1' }, { id: 't-1', historyLength: 0 }],
+    ['tasks/get without historyLength: all of it', 'tasks/get', { id: 't-1' }, { id: 't-1' }, { id: 't-1', historyLength: 0 }],
     ['tasks/cancel', 'tasks/cancel', { id: 't-1', metadata: { reason: 'user' } }, { id: 't-1', metadata: { reason: 'user' } }, { id: 't-1', metadata: { reason: 'user' } }],
     ['tasks/resubscribe', 'tasks/resubscribe', { id: 't-1' }, { id: 't-1' }, { id: 't-1' }],
     [

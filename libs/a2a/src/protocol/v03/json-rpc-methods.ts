@@ -94,8 +94,8 @@ const METHODS: { readonly [Op in V03Operation]: V03MethodSpec<Op> } = {
     method: 'tasks/get',
     operation: 'GetTask',
     streaming: false,
-    requestFromV03: from(S.V03TaskQueryParamsSchema, ({ id, historyLength }) => ({ id, historyLength })),
-    requestToV03: to(S.V03TaskQueryParamsSchema, ({ id, historyLength }) => ({ id, historyLength: X.positive(historyLength) })),
+    requestFromV03: from(S.V03TaskQueryParamsSchema, ({ id, historyLength }) => ({ id, historyLength: X.positive(historyLength) })),
+    requestToV03: to(S.V03TaskQueryParamsSchema, ({ id, historyLength }) => ({ id, historyLength: X.v03HistoryLength(historyLength) })),
     ...taskResult,
   },
   CancelTask: {

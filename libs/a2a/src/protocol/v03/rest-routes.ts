@@ -130,10 +130,7 @@ const CODECS: { readonly [Op in V03Operation]: V03RestCodec<Op> } = {
   SendStreamingMessage: { ...sendMessage, requestToV03: (request) => ({ ...sendMessage.requestToV03(request), route: routeOf('SendStreamingMessage') }), ...stream },
   GetTask: {
     requestFromV03: ({ pathParams, query }) => decode(GetTaskQuerySchema, { ...query, id: pathParams.id }),
-    requestToV03: ({ id, historyLength }) => {
-      const length = X.positive(historyLength);
-      return call('GetTask', { id }, length === undefined ? {} : { query: { historyLength: String(length) } });
-    },
+    requestToV03: ({ id, historyLength }) => call('GetTask', { id }, { query: { historyLength: String(X.v03HistoryLength(historyLength)) } }),
     ...task,
   },
   CancelTask: {

@@ -157,7 +157,8 @@ export const V03MessageSendParamsSchema: Schema<T.V03MessageSendParams> = schema
 
 export const V03TaskQueryParamsSchema: Schema<T.V03TaskQueryParams> = schema('TaskQueryParams', {
   id: reqStr,
-  historyLength: { type: 'int32', min: 0 },
+  // written even when 0: left out, a2a-js 0.3 sends no history at all
+  historyLength: { type: 'int32', min: 0, presence: true },
   metadata: struct,
 });
 

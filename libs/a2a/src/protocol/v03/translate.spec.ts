@@ -161,10 +161,12 @@ describe('ids pass unchanged, whatever they look like', () => {
 });
 
 describe('historyLength', () => {
-  it('1.0 asks for none (0): nothing is sent, since 0 meant "all" in 0.3; a positive length is sent as it is', () => {
+  it('a 0.3 tasks/get always says it: 0 ("all" in 0.3) for 1.0\'s unset and 0 alike, a positive length as it is', () => {
     const get = v03Method('tasks/get')!;
-    expect(get.requestToV03({ id: 't', historyLength: 0 })).toEqual({ id: 't' });
+    expect(get.requestToV03({ id: 't' })).toEqual({ id: 't', historyLength: 0 });
+    expect(get.requestToV03({ id: 't', historyLength: 0 })).toEqual({ id: 't', historyLength: 0 });
     expect(get.requestToV03({ id: 't', historyLength: 3 })).toEqual({ id: 't', historyLength: 3 });
+    expect(get.requestFromV03({ id: 't', historyLength: 0 })).toEqual({ id: 't' });
     expect(send.requestToV03({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { historyLength: 0 } })).toMatchObject({ configuration: { blocking: true } });
   });
 });

@@ -15,8 +15,10 @@
  *   `metadata.data_part_compat: true` (the marker a2a-js uses), and is unwrapped on the way back.
  * - Push authentication: 0.3 `schemes[]` ⇄ 1.0 `scheme`. The first scheme is the one used; an
  *   empty list with credentials is refused, since the credentials would be for no scheme.
- * - `historyLength: 0` meant "all of it" in 0.3, so it reads as unset; 1.0's 0 ("none") is not
- *   sent to a 0.3 peer (the client trims the history itself).
+ * - `historyLength: 0` meant "all of it" in 0.3 (its proto says so; a2a-js 0.3 sends no history
+ *   when it is left out, a2a-python all of it), so it reads as unset; a 0.3 `tasks/get` always
+ *   says it: 0 for 1.0's unset, and 0 for 1.0's 0 ("none") too, the client trimming the history
+ *   itself. A SendMessage sends only a positive length.
  */
 import { InvalidParamsError } from '../errors.js';
 import { isPlainObject } from '../json-value.js';
@@ -288,4 +290,9 @@ export function toV03MessageSendParams(request: SendMessageRequest): V.V03Messag
 /** A history length 0.3 reads as asked: 0 would mean "all of it" there. */
 export function positive(historyLength: number | undefined): number | undefined {
   return historyLength !== undefined && historyLength > 0 ? historyLength : undefined;
+}
+
+/** The history length of a 0.3 `tasks/get`: N as it is, else 0 ("all of it", the one value 0.3 peers agree on). */
+export function v03HistoryLength(historyLength: number | undefined): number {
+  return positive(historyLength) ?? 0;
 }
