@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { A2AClient, InvalidAgentResponseError, MethodNotFoundError, VersionNotSupportedError, type AgentCard } from 'nestjs-a2a';
+import { A2AClient, CredentialsWithheldError, InvalidAgentResponseError, MethodNotFoundError, VersionNotSupportedError, type AgentCard } from 'nestjs-a2a';
 import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
 import { describeEvent, json } from './support/client-results.js';
@@ -110,5 +110,28 @@ describe('0.3 answers', () => {
       `http://127.0.0.1:${server.port}/rpc: the tasks/get result is not valid A2A 0.3 (status.state must be one of submitted, working, input-required, completed, canceled, failed, rejected, auth-required, unknown; contextId is required)`,
     );
     await client.close();
+  });
+});
+
+describe('credentials at 0.3 follow the rules they follow at 1.0', () => {
+  it('an unsigned 0.3 card naming another origin gets no credentials there, unless that origin is allowed', async () => {
+    const agent = await startHttpServer((_req, res, body) => json(res, 200, { jsonrpc: '2.0', id: JSON.parse(body).id, result: V03_MESSAGE }));
+    open.push(agent);
+    const agentUrl = `http://127.0.0.1:${agent.port}`;
+    const cards = await startHttpServer((_req, res) =>
+      json(res, 200, { protocolVersion: '0.3.0', name: 'elsewhere', description: 'names another origin', version: '1', url: `${agentUrl}/rpc`, capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] }),
+    );
+    open.push(cards);
+    // another port is another origin
+    const options = { cardUrl: `http://127.0.0.1:${cards.port}`, egress: LOCAL, circuitBreakers: false as const, headers: { authorization: 'Bearer SECRET-v03' } };
+    const withheld = new A2AClient(options);
+    await expect(withheld.sendMessage({ message: userMessage('x') })).rejects.toThrow(CredentialsWithheldError);
+    expect(agent.requests).toEqual([]);
+    await withheld.close();
+    const allowed = new A2AClient({ ...options, credentialOrigins: [agentUrl] });
+    expect(await allowed.sendMessage({ message: userMessage('x') })).toMatchObject({ message: { messageId: 'r-1' } });
+    expect(agent.requests.map((r) => r.headers.authorization)).toEqual(['Bearer SECRET-v03']);
+    expect(cards.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+    await allowed.close();
   });
 });

@@ -3,20 +3,21 @@
  * Field order follows the proto; REQUIRED and `optional` (presence) as the proto marks them.
  */
 import { schema, type FieldSpec, type Schema } from './codec.js';
-import { bool, msg, reqStr, str, strList, struct } from './field-specs.js';
+import { bool, metadata, msg, partsOf, reqStr, str, strList, struct } from './field-specs.js';
 import { ROLES, TASK_STATES } from './types.js';
 import type * as T from './types.js';
 
+const parts = partsOf(() => PartSchema);
 const scopes: FieldSpec = { type: { map: 'string' } };
 
 export const PartSchema: Schema<T.Part> = schema(
   'Part',
   {
-    text: str,
-    raw: { type: 'bytes' },
-    url: str,
-    data: { type: 'value' },
-    metadata: struct,
+    text: { type: 'string', bound: 'partContent' },
+    raw: { type: 'bytes', bound: 'partContent' },
+    url: { type: 'string', bound: 'partContent' },
+    data: { type: 'value', bound: 'partContent' },
+    metadata,
     filename: str,
     mediaType: str,
   },
@@ -28,8 +29,8 @@ export const MessageSchema: Schema<T.Message> = schema('Message', {
   contextId: str,
   taskId: str,
   role: { type: { enum: ROLES }, required: true },
-  parts: { type: msg(() => PartSchema), repeated: true, required: true },
-  metadata: struct,
+  parts,
+  metadata,
   extensions: strList,
   referenceTaskIds: strList,
 });
@@ -44,8 +45,8 @@ export const ArtifactSchema: Schema<T.Artifact> = schema('Artifact', {
   artifactId: reqStr,
   name: str,
   description: str,
-  parts: { type: msg(() => PartSchema), repeated: true, required: true },
-  metadata: struct,
+  parts,
+  metadata,
   extensions: strList,
 });
 
@@ -55,14 +56,14 @@ export const TaskSchema: Schema<T.Task> = schema('Task', {
   status: { type: msg(() => TaskStatusSchema), required: true },
   artifacts: { type: msg(() => ArtifactSchema), repeated: true },
   history: { type: msg(() => MessageSchema), repeated: true },
-  metadata: struct,
+  metadata,
 });
 
 export const TaskStatusUpdateEventSchema: Schema<T.TaskStatusUpdateEvent> = schema('TaskStatusUpdateEvent', {
   taskId: reqStr,
   contextId: reqStr,
   status: { type: msg(() => TaskStatusSchema), required: true },
-  metadata: struct,
+  metadata,
 });
 
 export const TaskArtifactUpdateEventSchema: Schema<T.TaskArtifactUpdateEvent> = schema('TaskArtifactUpdateEvent', {
@@ -71,7 +72,7 @@ export const TaskArtifactUpdateEventSchema: Schema<T.TaskArtifactUpdateEvent> = 
   artifact: { type: msg(() => ArtifactSchema), required: true },
   append: bool,
   lastChunk: bool,
-  metadata: struct,
+  metadata,
 });
 
 export const StreamResponseSchema: Schema<T.StreamResponse> = schema(
@@ -116,7 +117,7 @@ export const SendMessageRequestSchema: Schema<T.SendMessageRequest> = schema('Se
   tenant: str,
   message: { type: msg(() => MessageSchema), required: true },
   configuration: { type: msg(() => SendMessageConfigurationSchema) },
-  metadata: struct,
+  metadata,
 });
 
 export const GetTaskRequestSchema: Schema<T.GetTaskRequest> = schema('GetTaskRequest', {
@@ -151,7 +152,7 @@ export const ListTasksResponseSchema: Schema<T.ListTasksResponse> = schema('List
 export const CancelTaskRequestSchema: Schema<T.CancelTaskRequest> = schema('CancelTaskRequest', {
   tenant: str,
   id: reqStr,
-  metadata: struct,
+  metadata,
 });
 
 export const SubscribeToTaskRequestSchema: Schema<T.SubscribeToTaskRequest> = schema('SubscribeToTaskRequest', {

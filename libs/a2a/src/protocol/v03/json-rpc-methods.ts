@@ -6,7 +6,7 @@
  *
  * ListTasks has no 0.3 method (0.3 sketched it for gRPC and REST only).
  */
-import { decode, encode, type Schema } from '../codec.js';
+import { decode, encode, type DecodeOptions, type Schema } from '../codec.js';
 import type { A2AOperation } from '../operations.js';
 import type * as T from '../types.js';
 import { agentCardFromV03, toV03HybridAgentCard } from './agent-card.js';
@@ -36,8 +36,11 @@ export interface V03MethodSpec<Op extends V03Operation = V03Operation> {
   readonly operation: Op;
   /** Answered with an SSE stream whose every event is a JSON-RPC response. */
   readonly streaming: boolean;
-  /** Server: the 0.3 params as the 1.0 request. @throws InvalidParamsError naming each bad field */
-  readonly requestFromV03: (params: unknown) => V03OperationTypes[Op]['request'];
+  /**
+   * Server: the 0.3 params as the 1.0 request, decoded with `options` (the server's `limits`).
+   * @throws InvalidParamsError naming each bad field
+   */
+  readonly requestFromV03: (params: unknown, options?: DecodeOptions) => V03OperationTypes[Op]['request'];
   /** Client: the 1.0 request as 0.3 params. */
   readonly requestToV03: (request: V03OperationTypes[Op]['request']) => Record<string, unknown>;
   /** Server: the 1.0 result (of a stream: one event) as the 0.3 `result`. */
@@ -49,8 +52,8 @@ export interface V03MethodSpec<Op extends V03Operation = V03Operation> {
 /** Decodes with a 0.3 schema, then translates. */
 const from =
   <W, R>(schema: Schema<W>, translate: (value: W) => R) =>
-  (raw: unknown): R =>
-    translate(decode(schema, raw));
+  (raw: unknown, options?: DecodeOptions): R =>
+    translate(decode(schema, raw, '', options));
 
 /** Translates, then encodes with a 0.3 schema (what reaches the wire holds nothing the schema does not know). */
 const to =

@@ -11,7 +11,7 @@
  * name and no `referenceTaskIds`: they do not cross this binding.
  */
 import { schema, type Schema } from '../codec.js';
-import { bool, msg, reqStr, str, strList, struct } from '../field-specs.js';
+import { bool, metadata, msg, partsOf, reqStr, str, strList } from '../field-specs.js';
 import { InvalidParamsError } from '../errors.js';
 import type { JsonObject } from '../types.js';
 import type * as V from './types.js';
@@ -128,9 +128,17 @@ export type ProtoStreamResponse = ProtoSendMessageResponse | { statusUpdate: Pro
 const PartSchema: Schema<ProtoPart> = schema(
   'Part',
   {
-    text: str,
-    file: { type: msg(() => schema('FilePart', { fileWithUri: str, fileWithBytes: { type: 'bytes' }, mimeType: str }, { file: { members: ['fileWithUri', 'fileWithBytes'], required: true } })) },
-    data: { type: msg(() => schema('DataPart', { data: { type: 'struct', required: true, presence: true } })) },
+    text: { type: 'string', bound: 'partContent' },
+    file: {
+      type: msg(() =>
+        schema(
+          'FilePart',
+          { fileWithUri: { type: 'string', bound: 'partContent' }, fileWithBytes: { type: 'bytes', bound: 'partContent' }, mimeType: str },
+          { file: { members: ['fileWithUri', 'fileWithBytes'], required: true } },
+        ),
+      ),
+    },
+    data: { type: msg(() => schema('DataPart', { data: { type: 'struct', required: true, presence: true, bound: 'partContent' } })) },
   },
   { part: { members: ['text', 'file', 'data'], required: true } },
 );
@@ -140,8 +148,8 @@ export const ProtoMessageSchema: Schema<ProtoMessage> = schema('Message', {
   contextId: str,
   taskId: str,
   role: { type: { enum: ['ROLE_UNSPECIFIED', 'ROLE_USER', 'ROLE_AGENT'] }, required: true },
-  content: { type: msg(() => PartSchema), repeated: true, required: true },
-  metadata: struct,
+  content: partsOf(() => PartSchema),
+  metadata,
   extensions: strList,
 });
 
@@ -156,8 +164,8 @@ const ArtifactSchema: Schema<ProtoArtifact> = schema('Artifact', {
   artifactId: reqStr,
   name: str,
   description: str,
-  parts: { type: msg(() => PartSchema), repeated: true, required: true },
-  metadata: struct,
+  parts: partsOf(() => PartSchema),
+  metadata,
   extensions: strList,
 });
 
@@ -167,7 +175,7 @@ export const ProtoTaskSchema: Schema<ProtoTask> = schema('Task', {
   status: { type: msg(() => TaskStatusSchema), required: true },
   artifacts: { type: msg(() => ArtifactSchema), repeated: true },
   history: { type: msg(() => ProtoMessageSchema), repeated: true },
-  metadata: struct,
+  metadata,
 });
 
 const StatusUpdateSchema: Schema<ProtoStatusUpdate> = schema('TaskStatusUpdateEvent', {
@@ -176,7 +184,7 @@ const StatusUpdateSchema: Schema<ProtoStatusUpdate> = schema('TaskStatusUpdateEv
   status: { type: msg(() => TaskStatusSchema), required: true },
   // `false` is the proto default, so it is left out on the wire: absent means false
   final: bool,
-  metadata: struct,
+  metadata,
 });
 
 const ArtifactUpdateSchema: Schema<ProtoArtifactUpdate> = schema('TaskArtifactUpdateEvent', {
@@ -185,7 +193,7 @@ const ArtifactUpdateSchema: Schema<ProtoArtifactUpdate> = schema('TaskArtifactUp
   artifact: { type: msg(() => ArtifactSchema), required: true },
   append: bool,
   lastChunk: bool,
-  metadata: struct,
+  metadata,
 });
 
 const PushNotificationConfigSchema: Schema<ProtoPushNotificationConfig> = schema('PushNotificationConfig', {
@@ -234,7 +242,7 @@ export const ProtoSendMessageRequestSchema: Schema<ProtoSendMessageRequest> = sc
       }),
     ),
   },
-  metadata: struct,
+  metadata,
 });
 
 export const ProtoSendMessageResponseSchema: Schema<ProtoSendMessageResponse> = schema(

@@ -14,7 +14,7 @@
  * - Success statuses: its server answers 201 to message:send and to a create, 202 to a cancel,
  *   204 to a delete (`status` below); its client takes any 2xx.
  */
-import { decode, encode, schema } from '../codec.js';
+import { decode, encode, schema, type DecodeOptions } from '../codec.js';
 import { InvalidParamsError } from '../errors.js';
 import type { AgentCard } from '../types.js';
 import { agentCardFromV03, toV03ProtoAgentCard } from './agent-card.js';
@@ -67,8 +67,8 @@ export interface V03RestCall {
 }
 
 export interface V03RestCodec<Op extends V03Operation = V03Operation> {
-  /** Server: the 1.0 request. @throws InvalidParamsError naming each bad field */
-  readonly requestFromV03: (request: V03RestRequest) => V03OperationTypes[Op]['request'];
+  /** Server: the 1.0 request, its body decoded with `options` (the server's `limits`). @throws InvalidParamsError naming each bad field */
+  readonly requestFromV03: (request: V03RestRequest, options?: DecodeOptions) => V03OperationTypes[Op]['request'];
   /** Client: how to send the 1.0 request. */
   readonly requestToV03: (request: V03OperationTypes[Op]['request']) => V03RestCall;
   /** Server: the answer's body (of a stream: one event); `undefined` for no body (204). */
@@ -95,7 +95,8 @@ const GetTaskQuerySchema = schema<{ id: string; historyLength?: number }>('GetTa
 const taskName = (id: string) => ({ name: `tasks/${id}` });
 
 const sendMessage = {
-  requestFromV03: ({ body }: V03RestRequest) => X.fromV03MessageSendParams(P.fromProtoSendMessageRequest(decode(P.ProtoSendMessageRequestSchema, body ?? {}))),
+  requestFromV03: ({ body }: V03RestRequest, options?: DecodeOptions) =>
+    X.fromV03MessageSendParams(P.fromProtoSendMessageRequest(decode(P.ProtoSendMessageRequestSchema, body ?? {}, '', options))),
   requestToV03: (request: V03OperationTypes['SendMessage']['request']) => ({
     ...call('SendMessage', {}),
     body: encode(P.ProtoSendMessageRequestSchema, P.toProtoSendMessageRequest(X.toV03MessageSendParams(request))),
@@ -129,7 +130,7 @@ const CODECS: { readonly [Op in V03Operation]: V03RestCodec<Op> } = {
   },
   SendStreamingMessage: { ...sendMessage, requestToV03: (request) => ({ ...sendMessage.requestToV03(request), route: routeOf('SendStreamingMessage') }), ...stream },
   GetTask: {
-    requestFromV03: ({ pathParams, query }) => decode(GetTaskQuerySchema, { ...query, id: pathParams.id }),
+    requestFromV03: ({ pathParams, query }, options) => decode(GetTaskQuerySchema, { ...query, id: pathParams.id }, '', options),
     requestToV03: ({ id, historyLength }) => call('GetTask', { id }, { query: { historyLength: String(X.v03HistoryLength(historyLength)) } }),
     ...task,
   },
@@ -144,8 +145,8 @@ const CODECS: { readonly [Op in V03Operation]: V03RestCodec<Op> } = {
     ...stream,
   },
   CreateTaskPushNotificationConfig: {
-    requestFromV03: ({ pathParams, body }) => {
-      const create = decode(P.ProtoCreatePushConfigBodySchema, body ?? {});
+    requestFromV03: ({ pathParams, body }, options) => {
+      const create = decode(P.ProtoCreatePushConfigBodySchema, body ?? {}, '', options);
       const nested = create.config?.pushNotificationConfig ?? create.pushNotificationConfig;
       if (nested === undefined) throw InvalidParamsError.field('config', 'is required (or a bare pushNotificationConfig)');
       const config = P.fromProtoPushNotificationConfig(nested);

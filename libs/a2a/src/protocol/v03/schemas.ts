@@ -9,7 +9,7 @@
  * empty `schemes` list, a state or role whatever its position in the enum.
  */
 import { schema, union, type FieldSpec, type Schema } from '../codec.js';
-import { bool, msg, reqStr, str, strList, struct } from '../field-specs.js';
+import { bool, metadata, msg, partsOf, reqStr, str, strList, struct } from '../field-specs.js';
 import { SecurityRequirementSchema, SecuritySchemeSchema } from '../schemas.js';
 import type * as T from './types.js';
 import { V03_ROLES, V03_TASK_STATES } from './types.js';
@@ -18,22 +18,22 @@ const kind = (value: string) => ({ discriminator: { key: 'kind', value } });
 /** A REQUIRED value kept as given, default or not. */
 const literal = (type: FieldSpec['type']): FieldSpec => ({ type, required: true, presence: true });
 
-export const V03TextPartSchema: Schema<T.V03TextPart> = schema('TextPart', { text: literal('string'), metadata: struct }, undefined, kind('text'));
+export const V03TextPartSchema: Schema<T.V03TextPart> = schema('TextPart', { text: { ...literal('string'), bound: 'partContent' }, metadata }, undefined, kind('text'));
 
 const FileSchema = schema(
   'FileWithBytes | FileWithUri',
-  { bytes: { type: 'bytes' }, uri: str, mimeType: str, name: str },
+  { bytes: { type: 'bytes', bound: 'partContent' }, uri: { type: 'string', bound: 'partContent' }, mimeType: str, name: str },
   { file: { members: ['bytes', 'uri'], required: true } },
 );
 
 export const V03FilePartSchema: Schema<T.V03FilePart> = schema(
   'FilePart',
-  { file: { type: msg(() => FileSchema), required: true }, metadata: struct },
+  { file: { type: msg(() => FileSchema), required: true }, metadata },
   undefined,
   kind('file'),
 );
 
-export const V03DataPartSchema: Schema<T.V03DataPart> = schema('DataPart', { data: literal('struct'), metadata: struct }, undefined, kind('data'));
+export const V03DataPartSchema: Schema<T.V03DataPart> = schema('DataPart', { data: { ...literal('struct'), bound: 'partContent' }, metadata }, undefined, kind('data'));
 
 export const V03PartSchema: Schema<T.V03Part> = union('Part', () => [V03TextPartSchema, V03FilePartSchema, V03DataPartSchema]);
 
@@ -42,10 +42,10 @@ export const V03MessageSchema: Schema<T.V03Message> = schema(
   {
     messageId: reqStr,
     role: literal({ enum: V03_ROLES, namesOnly: true }),
-    parts: { type: msg(() => V03PartSchema), repeated: true, required: true },
+    parts: partsOf(() => V03PartSchema),
     contextId: str,
     taskId: str,
-    metadata: struct,
+    metadata,
     extensions: strList,
     referenceTaskIds: strList,
   },
@@ -63,8 +63,8 @@ export const V03ArtifactSchema: Schema<T.V03Artifact> = schema('Artifact', {
   artifactId: reqStr,
   name: str,
   description: str,
-  parts: { type: msg(() => V03PartSchema), repeated: true, required: true },
-  metadata: struct,
+  parts: partsOf(() => V03PartSchema),
+  metadata,
   extensions: strList,
 });
 
@@ -76,7 +76,7 @@ export const V03TaskSchema: Schema<T.V03Task> = schema(
     status: { type: msg(() => V03TaskStatusSchema), required: true },
     artifacts: { type: msg(() => V03ArtifactSchema), repeated: true },
     history: { type: msg(() => V03MessageSchema), repeated: true },
-    metadata: struct,
+    metadata,
   },
   undefined,
   kind('task'),
@@ -89,7 +89,7 @@ export const V03TaskStatusUpdateEventSchema: Schema<T.V03TaskStatusUpdateEvent> 
     contextId: reqStr,
     status: { type: msg(() => V03TaskStatusSchema), required: true },
     final: literal('bool'),
-    metadata: struct,
+    metadata,
   },
   undefined,
   kind('status-update'),
@@ -103,7 +103,7 @@ export const V03TaskArtifactUpdateEventSchema: Schema<T.V03TaskArtifactUpdateEve
     artifact: { type: msg(() => V03ArtifactSchema), required: true },
     append: bool,
     lastChunk: bool,
-    metadata: struct,
+    metadata,
   },
   undefined,
   kind('artifact-update'),
@@ -152,32 +152,32 @@ export const V03MessageSendConfigurationSchema: Schema<T.V03MessageSendConfigura
 export const V03MessageSendParamsSchema: Schema<T.V03MessageSendParams> = schema('MessageSendParams', {
   message: { type: msg(() => V03MessageSchema), required: true },
   configuration: { type: msg(() => V03MessageSendConfigurationSchema) },
-  metadata: struct,
+  metadata,
 });
 
 export const V03TaskQueryParamsSchema: Schema<T.V03TaskQueryParams> = schema('TaskQueryParams', {
   id: reqStr,
   // written even when 0: left out, a2a-js 0.3 sends no history at all
   historyLength: { type: 'int32', min: 0, presence: true },
-  metadata: struct,
+  metadata,
 });
 
-export const V03TaskIdParamsSchema: Schema<T.V03TaskIdParams> = schema('TaskIdParams', { id: reqStr, metadata: struct });
+export const V03TaskIdParamsSchema: Schema<T.V03TaskIdParams> = schema('TaskIdParams', { id: reqStr, metadata });
 
 export const V03GetTaskPushNotificationConfigParamsSchema: Schema<T.V03GetTaskPushNotificationConfigParams> = schema('GetTaskPushNotificationConfigParams', {
   id: reqStr,
   pushNotificationConfigId: str,
-  metadata: struct,
+  metadata,
 });
 
 export const V03ListTaskPushNotificationConfigParamsSchema: Schema<T.V03ListTaskPushNotificationConfigParams> = schema('ListTaskPushNotificationConfigParams', {
   id: reqStr,
-  metadata: struct,
+  metadata,
 });
 
 export const V03DeleteTaskPushNotificationConfigParamsSchema: Schema<T.V03DeleteTaskPushNotificationConfigParams> = schema(
   'DeleteTaskPushNotificationConfigParams',
-  { id: reqStr, pushNotificationConfigId: reqStr, metadata: struct },
+  { id: reqStr, pushNotificationConfigId: reqStr, metadata },
 );
 
 /** `agent/getAuthenticatedExtendedCard` takes no params (any given are ignored). */

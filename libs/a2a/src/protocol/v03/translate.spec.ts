@@ -2,11 +2,12 @@
 import { describe, expect, it } from '@jest/globals';
 import type * as Sdk from 'a2a-sdk-v03';
 import { thrown } from '../../testing/thrown.js';
-import { decode } from '../codec.js';
+import { decode, DEFAULT_DECODE_LIMITS } from '../codec.js';
 import { InvalidParamsError } from '../errors.js';
 import { TASK_STATES, type Part, type TaskState } from '../types.js';
 import { v03Method } from './json-rpc-methods.js';
 import { v03PushNotificationBody } from './push-notification.js';
+import { v03RestCodecOf } from './rest-routes.js';
 import { V03PartSchema } from './schemas.js';
 import * as X from './translate.js';
 import type { V03Part } from './types.js';
@@ -177,5 +178,25 @@ describe('the 0.3 push notification body', () => {
     expect(body).toStrictEqual({ kind: 'task', id: 't', contextId: 'c', status: { state: 'completed', timestamp: '2024-03-15T18:30:00.000Z' } });
     const sdk: Sdk.Task = body as unknown as Sdk.Task;
     expect(sdk.kind).toBe('task');
+  });
+});
+
+describe('the server\'s decode limits bind 0.3 requests as they bind 1.0 ones', () => {
+  const limits = { ...DEFAULT_DECODE_LIMITS, maxPartsPerMessage: 2, maxPartBytes: 8, maxMetadataBytes: 16 };
+  const text = (t: string) => ({ kind: 'text', text: t });
+
+  it('JSON-RPC: parts per message, bytes of a part, bytes of metadata, each named', () => {
+    const error = thrown(() => send.requestFromV03({ message: { ...message, parts: [text('a'), text('b'), text('c')] } }, { limits })) as InvalidParamsError;
+    expect(error.fieldViolations).toEqual([{ field: 'message.parts', description: 'must hold at most 2 parts (limits.maxPartsPerMessage)' }]);
+    const big = thrown(() => send.requestFromV03({ message: { ...message, parts: [text('x'.repeat(9))], metadata: { k: 'x'.repeat(20) } } }, { limits })) as InvalidParamsError;
+    expect(big.fieldViolations.map((v) => v.field)).toEqual(['message.parts[0].text', 'message.metadata']);
+    expect(send.requestFromV03({ message: { ...message, parts: [text('x'.repeat(9))] } })).toBeDefined();
+  });
+
+  it('REST: the same bounds on the proto body', () => {
+    const error = thrown(() =>
+      v03RestCodecOf('SendMessage')!.requestFromV03({ pathParams: {}, query: {}, body: { message: { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'a' }, { text: 'b' }, { file: { fileWithBytes: 'aGVsbG8gd29ybGQ=' } }] } } }, { limits }),
+    ) as InvalidParamsError;
+    expect(error.fieldViolations).toEqual([{ field: 'message.content', description: 'must hold at most 2 parts (limits.maxPartsPerMessage)' }]);
   });
 });
