@@ -152,14 +152,15 @@ function pinnedConnect(
     ) as unknown as Socket;
   };
 
+  const trusted = policy.trusts(protocol, hostname, port);
   try {
-    policy.checkTransport(protocol, port);
+    policy.checkTransport(protocol, port, trusted);
   } catch (err) {
     // undici's own connector never calls back synchronously; neither do we.
     queueMicrotask(() => finish(err as Error));
     return;
   }
-  policy.resolveAndCheck(hostname, lookup).then(
+  policy.resolveAndCheck(hostname, lookup, trusted).then(
     (addresses) => dial(addresses, 0),
     (err: unknown) => finish(err as Error),
   );
