@@ -85,10 +85,7 @@ Exit codes:
 A closed output (| head) ends the command quietly.
 `;
 
-/**
- * The exit status of each outcome, as `--help` lists them.
- * @publicApi
- */
+/** The exit status of each outcome, as `--help` and the README list them. */
 export const EXIT_CODES = { done: 0, failed: 1, usage: 2, taskFailed: 3, taskRejected: 4, taskCanceled: 5, interrupted: 130 } as const;
 
 /** A task that ended this way makes the command exit with its own status. */

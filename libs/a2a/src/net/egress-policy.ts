@@ -55,9 +55,9 @@ export interface EgressPolicyOptions {
   allowPorts?: readonly number[];
   /** Ports always refused, e.g. `[25, 6379]`. Port 0 is always refused. */
   denyPorts?: readonly number[];
-  /** Extra metadata addresses, added to {@link DEFAULT_METADATA_ADDRESSES}. */
+  /** Extra metadata addresses, added to `DEFAULT_METADATA_ADDRESSES`. */
   metadataAddresses?: readonly string[];
-  /** Extra metadata host names, added to {@link DEFAULT_METADATA_HOSTNAMES}. */
+  /** Extra metadata host names, added to `DEFAULT_METADATA_HOSTNAMES`. */
   metadataHostnames?: readonly string[];
   /** Default resolver for {@link EgressPolicy.resolveAndCheck}. */
   lookup?: EgressLookup;
