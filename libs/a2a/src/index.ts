@@ -33,7 +33,8 @@ export { A2ASecurity, SecuritySchemes, type A2ASecurityDeclaration } from './ser
 // tasks: stores, logs, the manager
 export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';
 export { EventLog, type LoggedEvent } from './tasks/event-log.js';
-export { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
+export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/in-memory-task-store.js';
+export type { StorageBudgetOptions } from './tasks/storage-budget.js';
 export { InMemoryEventLog } from './tasks/in-memory-event-log.js';
 export type { RetentionOptions } from './tasks/retention.js';
 export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';

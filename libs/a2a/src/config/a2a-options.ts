@@ -42,7 +42,7 @@ export interface A2AStreamingOptions {
 
 /** @publicApi */
 export interface A2ALimitOptions {
-  /** Largest request body, in bytes. Default 10 MiB. */
+  /** Largest request body, in bytes, whatever its content type. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Deepest JSON nesting of a request body. Default 64. */
   maxJsonDepth?: number;
@@ -56,6 +56,19 @@ export interface A2ATaskOptions {
   retentionMs?: number;
   /** How many finished tasks the in-memory store keeps at most. Default 10000. */
   maxTerminalTasks?: number;
+  /**
+   * How long an interrupted task (INPUT_REQUIRED, AUTH_REQUIRED) is kept without a new message, in
+   * milliseconds, counted from when it was interrupted; then it is dropped. Default 86400000 (24 h).
+   */
+  interruptedTtlMs?: number;
+  /**
+   * Bytes of stored tasks (their JSON, estimated) the in-memory store keeps at most. Finished tasks
+   * give way first, oldest first; when running and interrupted tasks fill it, a new message is
+   * refused with 429 RESOURCE_EXHAUSTED and `Retry-After`. Default 268435456 (256 MiB).
+   */
+  maxStoredBytes?: number;
+  /** The same budget per caller (tenant and subject). Default 67108864 (64 MiB). */
+  maxStoredBytesPerCaller?: number;
 }
 
 /** @publicApi */
@@ -191,8 +204,14 @@ export interface ResolvedA2APaths {
 const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
-  limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
-  tasks: { retentionMs: 3_600_000, maxTerminalTasks: 10_000 },
+  limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
+  tasks: {
+    retentionMs: 3_600_000,
+    maxTerminalTasks: 10_000,
+    interruptedTtlMs: 86_400_000,
+    maxStoredBytes: 256 * 1024 * 1024,
+    maxStoredBytesPerCaller: 64 * 1024 * 1024,
+  },
 };
 
 // ---- validation (class-validator), run once at start-up ----
@@ -227,6 +246,9 @@ class LimitsDto {
 class TasksDto {
   @IsOptional() @IsInt() @Min(1000) retentionMs?: number;
   @IsOptional() @IsInt() @Min(1) maxTerminalTasks?: number;
+  @IsOptional() @IsInt() @Min(1000) interruptedTtlMs?: number;
+  @IsOptional() @IsInt() @Min(1024) maxStoredBytes?: number;
+  @IsOptional() @IsInt() @Min(1024) maxStoredBytesPerCaller?: number;
 }
 
 class OptionsDto {

@@ -12,3 +12,33 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function setEntry(out: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
+
+/**
+ * About how many bytes `value` takes as JSON, without building the JSON: string lengths, keys and
+ * punctuation. A measure for budgets (stored tasks), not an exact size.
+ */
+export function jsonSizeOf(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return 8;
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (value === null) return 4;
+      let size = 2;
+      if (Array.isArray(value)) {
+        for (const item of value) size += jsonSizeOf(item) + 1;
+        return size;
+      }
+      for (const key in value) {
+        const entry = (value as Record<string, unknown>)[key];
+        if (entry !== undefined) size += key.length + 4 + jsonSizeOf(entry);
+      }
+      return size;
+    }
+    default:
+      return 0;
+  }
+}

@@ -11,6 +11,7 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
+import { jsonSizeOf } from '../protocol/json-value.js';
 import {
   isInterruptedState,
   isTerminalState,
@@ -163,6 +164,8 @@ export class TaskManager {
       // a turn that just asked for input is still returning from execute(): let it finish
       await this.executions.get(prior.task.id)?.whenInterruptedDone();
     }
+    // room for the message before anything is written: a caller over its budget is refused here, not mid-turn
+    await this.store.admit(params.scope, jsonSizeOf(message));
     const taskId = prior?.task.id ?? this.newId();
     // a new id cannot be claimed by anyone else: its claim goes with the first write (inside it,
     // when the committer can) instead of before it

@@ -98,6 +98,7 @@ export abstract class HttpBinding {
     }
     const headers = { ...exchange.headers };
     if (a2aError.metadata.allow) headers.Allow = a2aError.metadata.allow;
+    if (a2aError.metadata.retryAfterSeconds) headers['Retry-After'] = a2aError.metadata.retryAfterSeconds;
     if (a2aError instanceof UnauthenticatedError) headers['WWW-Authenticate'] = this.security.challenge();
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
   }
