@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
+import { ensureBuilt } from './support/built-demo.js';
 import { freePort } from './support/ports.js';
 
 const run = promisify(execFile);
@@ -98,8 +99,8 @@ describe('Dockerfile', () => {
   });
 
   it('its runtime stage, played out in a folder: the production install runs the CMD, which passes the HEALTHCHECK', async () => {
-    // the build stage's output, built here the way its RUN builds it
-    await run('npm', ['run', 'build'], { cwd: ROOT });
+    // the build stage's output: `npm run build`, as its RUN does (shared with other specs, built once)
+    await ensureBuilt();
     app = await mkdtemp(join(tmpdir(), 'nestjs-a2a-image-'));
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
     for (const { keyword, args } of runtime) {
