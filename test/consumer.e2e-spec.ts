@@ -14,11 +14,12 @@ import { promisify } from 'node:util';
 import { SendMessageRequest, TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
 import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
-import { APP_KINDS, buildApp, packLibrary, readmeAppFiles, startApp, type RunningConsumer } from './support/consumer-apps.js';
+import { APP_KINDS, buildApp, packLibrary, readmeAppFiles, readmeFirstCalls, startApp, type RunningConsumer } from './support/consumer-apps.js';
 
 const run = promisify(execFile);
 const BUILD_TIMEOUT_MS = 15 * 60_000;
-const API_KEY = 'key-consumer';
+/** The key of the README's first calls (`API_KEYS=alice:key-1`). */
+const API_KEY = 'key-1';
 
 const BINDINGS: Array<{ binding: 'JSONRPC' | 'HTTP+JSON'; path: string; factory: (fetchImpl: typeof fetch) => TransportFactory }> = [
   { binding: 'JSONRPC', path: '/a2a/jsonrpc', factory: (fetchImpl) => new JsonRpcTransportFactory({ fetchImpl }) },
@@ -157,6 +158,28 @@ describe('the packed nestjs-a2a in fresh apps', () => {
       ].join('\n');
       const { stdout } = await run(process.execPath, ['--input-type=commonjs', '-e', probe], { cwd: dir });
       expect(JSON.parse(stdout)).toEqual({ same: true, instanceOf: true });
+    });
+
+    it("answers the README's first calls as written: curl on both bindings, then npx nestjs-a2a from the app's own install", async () => {
+      const commands = await readmeFirstCalls();
+      expect(commands).toHaveLength(5);
+      const results = [];
+      for (const command of commands) {
+        // the README's port is 3000; this app's is free
+        const shell = await run('bash', ['-c', command.replaceAll('http://127.0.0.1:3000', app.url)], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+        results.push(shell);
+      }
+      const [card, jsonRpc, stream, cliCard, cliStream] = results;
+      expect(JSON.parse(card.stdout)).toMatchObject({ name: 'writer' });
+      const answer = JSON.parse(jsonRpc.stdout);
+      expect(answer).toMatchObject({ id: 1, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } });
+      expect(answer.result.task.artifacts[0].parts.map((p: { text: string }) => p.text).join('')).toBe('hello agents ');
+      const events = stream.stdout.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice('data: '.length)));
+      expect(events.map((e) => Object.keys(e)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+      expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(cliCard.stdout.split('\n')[0]).toBe('writer  (version 1.0.0)');
+      expect(cliCard.stderr).toBe(`nestjs-a2a: trusting ${app.url}, the address you gave (plain http, a loopback address); other URLs its card names must pass the egress policy (--allow-http, --allow-private)\n`);
+      expect(cliStream.stdout.trim().split('\n').at(-1)).toMatch(/^#9 status {4}COMPLETED$/);
     });
 
     describe.each(BINDINGS)('@a2a-js/sdk over $binding', ({ binding, path, factory }) => {

@@ -83,6 +83,18 @@ export async function readmeAppFiles(): Promise<Map<string, string>> {
   return files;
 }
 
+/** The shell commands of the README's "The first call" (curl, then the CLI), one string each, continuation lines joined. */
+export async function readmeFirstCalls(): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n### The first call');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const commands: string[] = [];
+  for (const [, block] of section.matchAll(/```bash\n([\s\S]*?)```/g)) {
+    for (const command of block.replace(/\\\n\s*/g, ' ').split('\n')) if (command.trim() !== '' && !command.startsWith('#')) commands.push(command);
+  }
+  return commands;
+}
+
 /** `npm pack` of the library (its prepack builds it): the tarball's path. */
 export async function packLibrary(destination: string): Promise<string> {
   await mkdir(destination, { recursive: true });
