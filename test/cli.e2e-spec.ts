@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { FLAG_OPTIONS, VALUE_OPTIONS } from '../libs/a2a/src/cli/args.js';
 import { EXIT_CODES, runCli } from '../libs/a2a/src/cli/cli.js';
@@ -228,6 +229,14 @@ describe('nestjs-a2a (the built binary)', () => {
       (error: { code?: number; stderr?: string }) => error,
     );
     expect(failed).toMatchObject({ code: 1, stderr: expect.stringMatching(/^TaskNotFoundError: /) });
+  }, 120_000);
+
+  it('npm run a2a compiles nothing when the build is fresh', async () => {
+    await run('npx', ['tsc', '-b', 'libs/a2a/tsconfig.lib.json'], { cwd: process.cwd() });
+    const builtAt = (await stat('libs/a2a/dist/cli/cli.js')).mtimeMs;
+    const { stdout } = await run('npm', ['run', '--silent', 'a2a', '--', '--help'], { cwd: process.cwd() });
+    expect(stdout).toMatch(/^Usage: nestjs-a2a/);
+    expect((await stat('libs/a2a/dist/cli/cli.js')).mtimeMs).toBe(builtAt);
   }, 120_000);
 
   it('piped into head, as people use it: the reader leaves after one line and the command ends quietly', async () => {

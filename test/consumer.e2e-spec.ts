@@ -100,7 +100,8 @@ describe('the packed nestjs-a2a in fresh apps', () => {
       const pkg = await manifest();
       expect(files.filter((f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json'].includes(f))).toEqual([]);
       expect(files.filter((f) => /\.spec\.|\.e2e-spec\.|\.tsbuildinfo$/.test(f))).toEqual([]);
-      const testingTarget = pkg.exports['./testing'] === undefined ? undefined : dirname(String(pkg.exports['./testing'].default ?? pkg.exports['./testing'])).replace(/^\.\//, '');
+      const testing = pkg.exports['./testing'];
+      const testingTarget = testing === undefined ? undefined : dirname(String(testing.import ?? testing.default ?? testing)).replace(/^\.\//, '');
       const testingFiles = files.filter((f) => /(^|\/)testing\//.test(f));
       expect(testingFiles.filter((f) => testingTarget === undefined || !f.startsWith(`${testingTarget}/`))).toEqual([]);
     });
@@ -115,11 +116,12 @@ describe('the packed nestjs-a2a in fresh apps', () => {
       }
     });
 
-    it('every entry loads through import and require: types, import and default conditions; engines says Node 20.19+', async () => {
+    it('every entry loads through import and require: types first, import, and a default or require condition; engines says Node 20.19+', async () => {
       const pkg = await manifest();
       for (const [entry, target] of Object.entries(pkg.exports as Record<string, unknown>)) {
         if (entry === './package.json') continue;
-        expect([entry, Object.keys(target as object)]).toEqual([entry, ['types', 'import', 'default']]);
+        const conditions = Object.keys(target as object);
+        expect([entry, conditions[0], conditions.includes('import'), conditions.includes('default') || conditions.includes('require')]).toEqual([entry, 'types', true, true]);
       }
       expect(pkg.engines.node).toBe('^20.19.0 || >=22.12.0');
       expect(pkg.peerDependencies['@nestjs/common']).toBe('^11.2.0 || ^12.0.0');
