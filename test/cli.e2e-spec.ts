@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { startHttpServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { FLAG_OPTIONS, VALUE_OPTIONS } from '../libs/a2a/src/cli/args.js';
 import { EXIT_CODES, runCli } from '../libs/a2a/src/cli/cli.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
@@ -214,6 +215,25 @@ describe('nestjs-a2a: the address you typed, exit codes, credentials, --help', (
     const help = (await cli(['--help'])).stdout;
     for (const option of [...VALUE_OPTIONS, ...FLAG_OPTIONS]) expect([option, help.includes(`--${option}`)]).toEqual([option, true]);
     for (const code of Object.values(EXIT_CODES)) expect(help).toMatch(new RegExp(`^ {2}${code} `, 'm'));
+  });
+});
+
+describe('nestjs-a2a: credentials follow only the configured origin', () => {
+  it('a card on another origin naming the demo: the key is withheld unless --credential-origin allows the demo', async () => {
+    const card = (await (await fetch(`${demo.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    const cards = await startHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card)));
+    try {
+      const url = `http://127.0.0.1:${cards.port}`;
+      const withheld = await cli(['send', url, 'hello', ...AUTH]);
+      expect(withheld.code).toBe(1);
+      expect(withheld.stderr).toMatch(/^CredentialsWithheldError: .*credentialOrigins/);
+      expect(withheld.stderr).not.toContain('cli-key-1');
+      expect((await cli(['send', url, 'hello', ...AUTH, '--credential-origin', demo.url])).stdout).toBe('agent: echo: hello\n');
+      expect(cards.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
+      expect((await cli(['send', url, 'hello', ...AUTH, '--credential-origin', 'nope'])).code).toBe(2);
+    } finally {
+      await cards.close();
+    }
   });
 });
 
