@@ -9,9 +9,6 @@ export const V03_EXTENSIONS_HEADER = 'X-A2A-Extensions';
 /** 0.3 push notifications carried the config's `token` in this header. */
 export const V03_NOTIFICATION_TOKEN_HEADER = 'X-A2A-Notification-Token';
 
-/** The well-known card path of A2A 0.2 (0.3 moved it to `agent-card.json`, as 1.0 has it). */
-export const V02_AGENT_CARD_PATH = '/.well-known/agent.json';
-
 /**
  * Does an interface's (or card's) `protocolVersion` mean the 0.3 wire? 0.3.x does, and so does
  * 0.2.x: 0.3 kept 0.2's JSON-RPC methods, shapes and codes and only added to them.
