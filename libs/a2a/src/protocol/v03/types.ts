@@ -8,24 +8,20 @@
  */
 import type { AgentSkill, JsonObject } from '../types.js';
 
-/** @publicApi */
 export type V03TaskState = 'submitted' | 'working' | 'input-required' | 'completed' | 'canceled' | 'failed' | 'rejected' | 'auth-required' | 'unknown';
 
 export const V03_TASK_STATES: readonly V03TaskState[] = ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'rejected', 'auth-required', 'unknown'];
 
-/** @publicApi */
 export type V03Role = 'user' | 'agent';
 
 export const V03_ROLES: readonly V03Role[] = ['user', 'agent'];
 
-/** @publicApi */
 export interface V03TextPart {
   kind: 'text';
   text: string;
   metadata?: JsonObject;
 }
 
-/** @publicApi */
 export interface V03FileWithBytes {
   /** base64 */
   bytes: string;
@@ -33,31 +29,27 @@ export interface V03FileWithBytes {
   name?: string;
 }
 
-/** @publicApi */
 export interface V03FileWithUri {
   uri: string;
   mimeType?: string;
   name?: string;
 }
 
-/** @publicApi */
 export interface V03FilePart {
   kind: 'file';
   file: V03FileWithBytes | V03FileWithUri;
   metadata?: JsonObject;
 }
 
-/** `data` is an object: 0.3 allowed nothing else. @publicApi */
+/** `data` is an object: 0.3 allowed nothing else. */
 export interface V03DataPart {
   kind: 'data';
   data: JsonObject;
   metadata?: JsonObject;
 }
 
-/** @publicApi */
 export type V03Part = V03TextPart | V03FilePart | V03DataPart;
 
-/** @publicApi */
 export interface V03Message {
   kind: 'message';
   messageId: string;
@@ -70,7 +62,6 @@ export interface V03Message {
   referenceTaskIds?: string[];
 }
 
-/** @publicApi */
 export interface V03TaskStatus {
   state: V03TaskState;
   message?: V03Message;
@@ -78,7 +69,6 @@ export interface V03TaskStatus {
   timestamp?: string;
 }
 
-/** @publicApi */
 export interface V03Artifact {
   artifactId: string;
   name?: string;
@@ -88,7 +78,6 @@ export interface V03Artifact {
   extensions?: string[];
 }
 
-/** @publicApi */
 export interface V03Task {
   kind: 'task';
   id: string;
@@ -99,7 +88,6 @@ export interface V03Task {
   metadata?: JsonObject;
 }
 
-/** @publicApi */
 export interface V03TaskStatusUpdateEvent {
   kind: 'status-update';
   taskId: string;
@@ -110,7 +98,6 @@ export interface V03TaskStatusUpdateEvent {
   metadata?: JsonObject;
 }
 
-/** @publicApi */
 export interface V03TaskArtifactUpdateEvent {
   kind: 'artifact-update';
   taskId: string;
@@ -121,19 +108,17 @@ export interface V03TaskArtifactUpdateEvent {
   metadata?: JsonObject;
 }
 
-/** The result of `message/send`. @publicApi */
+/** The result of `message/send`. */
 export type V03SendMessageResult = V03Task | V03Message;
 
-/** One event of `message/stream` and `tasks/resubscribe`. @publicApi */
+/** One event of `message/stream` and `tasks/resubscribe`. */
 export type V03StreamEvent = V03Task | V03Message | V03TaskStatusUpdateEvent | V03TaskArtifactUpdateEvent;
 
-/** @publicApi */
 export interface V03PushNotificationAuthenticationInfo {
   schemes: string[];
   credentials?: string;
 }
 
-/** @publicApi */
 export interface V03PushNotificationConfig {
   id?: string;
   url: string;
@@ -141,13 +126,11 @@ export interface V03PushNotificationConfig {
   authentication?: V03PushNotificationAuthenticationInfo;
 }
 
-/** @publicApi */
 export interface V03TaskPushNotificationConfig {
   taskId: string;
   pushNotificationConfig: V03PushNotificationConfig;
 }
 
-/** @publicApi */
 export interface V03MessageSendConfiguration {
   acceptedOutputModes?: string[];
   /** `true`: wait for the task to finish or be interrupted. Absent means `false`. */
@@ -156,40 +139,40 @@ export interface V03MessageSendConfiguration {
   pushNotificationConfig?: V03PushNotificationConfig;
 }
 
-/** Params of `message/send` and `message/stream`. @publicApi */
+/** Params of `message/send` and `message/stream`. */
 export interface V03MessageSendParams {
   message: V03Message;
   configuration?: V03MessageSendConfiguration;
   metadata?: JsonObject;
 }
 
-/** Params of `tasks/get`. @publicApi */
+/** Params of `tasks/get`. */
 export interface V03TaskQueryParams {
   id: string;
   historyLength?: number;
   metadata?: JsonObject;
 }
 
-/** Params of `tasks/cancel`, `tasks/resubscribe`. @publicApi */
+/** Params of `tasks/cancel`, `tasks/resubscribe`. */
 export interface V03TaskIdParams {
   id: string;
   metadata?: JsonObject;
 }
 
-/** Params of `tasks/pushNotificationConfig/get` (`id` is the task's). @publicApi */
+/** Params of `tasks/pushNotificationConfig/get` (`id` is the task's). */
 export interface V03GetTaskPushNotificationConfigParams {
   id: string;
   pushNotificationConfigId?: string;
   metadata?: JsonObject;
 }
 
-/** Params of `tasks/pushNotificationConfig/list` (`id` is the task's). @publicApi */
+/** Params of `tasks/pushNotificationConfig/list` (`id` is the task's). */
 export interface V03ListTaskPushNotificationConfigParams {
   id: string;
   metadata?: JsonObject;
 }
 
-/** Params of `tasks/pushNotificationConfig/delete` (`id` is the task's). @publicApi */
+/** Params of `tasks/pushNotificationConfig/delete` (`id` is the task's). */
 export interface V03DeleteTaskPushNotificationConfigParams {
   id: string;
   pushNotificationConfigId: string;
@@ -198,13 +181,11 @@ export interface V03DeleteTaskPushNotificationConfigParams {
 
 // ---- Agent Card ----
 
-/** @publicApi */
 export interface V03AgentInterface {
   url: string;
   transport: string;
 }
 
-/** @publicApi */
 export interface V03AgentExtension {
   uri: string;
   description?: string;
@@ -212,7 +193,6 @@ export interface V03AgentExtension {
   params?: JsonObject;
 }
 
-/** @publicApi */
 export interface V03AgentCapabilities {
   streaming?: boolean;
   pushNotifications?: boolean;
@@ -220,7 +200,7 @@ export interface V03AgentCapabilities {
   extensions?: V03AgentExtension[];
 }
 
-/** `{ schemeName: scopes }`: one alternative, every named scheme together. @publicApi */
+/** `{ schemeName: scopes }`: one alternative, every named scheme together. */
 export type V03SecurityRequirement = Record<string, string[]>;
 
 interface V03OAuthFlow {
@@ -228,7 +208,7 @@ interface V03OAuthFlow {
   scopes: Record<string, string>;
 }
 
-/** Several flows may be offered at once. @publicApi */
+/** Several flows may be offered at once. */
 export interface V03OAuthFlows {
   authorizationCode?: V03OAuthFlow & { authorizationUrl: string; tokenUrl: string };
   clientCredentials?: V03OAuthFlow & { tokenUrl: string };
@@ -236,7 +216,7 @@ export interface V03OAuthFlows {
   password?: V03OAuthFlow & { tokenUrl: string };
 }
 
-/** OpenAPI-like, told apart by `type`. @publicApi */
+/** OpenAPI-like, told apart by `type`. */
 export type V03SecurityScheme =
   | { type: 'apiKey'; in: 'query' | 'header' | 'cookie'; name: string; description?: string }
   | { type: 'http'; scheme: string; bearerFormat?: string; description?: string }
@@ -244,10 +224,9 @@ export type V03SecurityScheme =
   | { type: 'openIdConnect'; openIdConnectUrl: string; description?: string }
   | { type: 'mutualTLS'; description?: string };
 
-/** 1.0's skill, its requirements called `security` and shaped as 0.3 had them. @publicApi */
+/** 1.0's skill, its requirements called `security` and shaped as 0.3 had them. */
 export type V03AgentSkill = Omit<AgentSkill, 'securityRequirements'> & { security?: V03SecurityRequirement[] };
 
-/** @publicApi */
 export interface V03AgentCard {
   protocolVersion: string;
   name: string;
@@ -271,7 +250,7 @@ export interface V03AgentCard {
   signatures?: { protected: string; signature: string; header?: JsonObject }[];
 }
 
-/** A JSON-RPC `error` of 0.3 (and the body of a 0.3 REST error): `data` is a free-form object. @publicApi */
+/** A JSON-RPC `error` of 0.3 (and the body of a 0.3 REST error): `data` is a free-form object. */
 export interface V03ErrorObject {
   code: number;
   message: string;
