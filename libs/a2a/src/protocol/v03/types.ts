@@ -3,8 +3,9 @@
  * at the v0.3.0 tag, and what `@a2a-js/sdk` 0.3 sends and accepts): objects say what they are in
  * `kind`, enums are lower-case and kebab-case, a status update carries `final`.
  *
- * Nothing above `protocol/` sees these types: they are translated to and from the 1.0 model
- * (`../types.ts`) at the edge, by `./translate.ts`.
+ * Only the edge sees these types (the client's 0.3 transports; the 0.3 bindings of a server):
+ * they are translated to and from the 1.0 model (`../types.ts`) there, by `./translate.ts`, so
+ * executors, stores and the callers of the client know 1.0 only.
  */
 import type { AgentSkill, JsonObject } from '../types.js';
 
