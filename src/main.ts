@@ -15,7 +15,7 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, config.host);
   // one line naming every published agent, its card and the security in front of it
   const cards = app.get(AgentCardService);
-  const agents = app.get(AgentRegistry).all().map((agent) => `${agent.name} ${cards.cardUrl(agent)}`);
+  const agents = app.get(AgentRegistry).all().map((agent) => `${agent.name} ${cards.cardUrl(agent.name)}`);
   const security = config.apiKeys ? 'X-API-Key required (DEMO_API_KEYS)' : 'open, every caller shares one subject';
   Logger.log(`nestjs-a2a demo ready on ${await app.getUrl()}: ${agents.join(', ')}; security: ${security}`, 'Demo');
 }

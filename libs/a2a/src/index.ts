@@ -2,17 +2,9 @@
 
 // module and options
 export { A2AModule } from './a2a.module.js';
-export type {
-  A2ACardOptions,
-  A2ALimitOptions,
-  A2AModuleExtras,
-  A2AModuleOptions,
-  A2APathOptions,
-  A2APublicRouteMetadata,
-  A2ASigningOptions,
-  A2AStreamingOptions,
-  A2ATaskOptions,
-} from './config/a2a-options.js';
+export type { A2AModuleExtras, A2AModuleOptions, A2ATaskOptions, ResolvedA2AOptions } from './a2a-options.js';
+export type { A2APathOptions } from './server/a2a-paths.js';
+export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
 
 // agents
@@ -108,7 +100,6 @@ export { A2AEventStream } from './client/a2a-event-stream.js';
 export type { A2AHttpOptions } from './client/a2a-http.js';
 export {
   AgentCardResolver,
-  WELL_KNOWN_AGENT_CARD_PATH,
   agentCardUrl,
   type AgentCardResolverOptions,
   type CardVerification,

@@ -8,13 +8,12 @@ import { TaskManager } from '../tasks/task-manager.js';
 import { TaskStore } from '../tasks/task-store.js';
 import { TaskCoordinator } from '../tasks/task-coordinator.js';
 import type { RedisConnection } from '../tasks/redis/redis-connection.js';
-import { A2A_REDIS } from '../a2a.constants.js';
+import { A2A_REDIS, InjectA2AOptions } from '../config/a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
 import { AgentRegistry } from './agent-registry.js';
 import { SseStreams } from './http/sse-streams.js';
 import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
-import type { ResolvedA2AOptions } from '../config/a2a-options.js';
-import { A2A_OPTIONS } from './a2a-options.provider.js';
+import type { ResolvedServerOptions } from './server-options.js';
 import { SecurityInventory } from './security/security-inventory.js';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -34,7 +33,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(EventLog) private readonly log: EventLog & Closable,
     @Inject(SseStreams) private readonly streams: SseStreams,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
     @Inject(TaskCoordinator) private readonly coordinator: TaskCoordinator,
     @Inject(A2A_REDIS) private readonly redis: RedisConnection | undefined,
   ) {}
@@ -86,8 +85,8 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
   private report(): void {
     const defaultName = this.registry.defaultAgent.name;
     for (const agent of this.registry.all()) {
-      const role = agent.name === defaultName ? ' (default agent, also at /.well-known/agent-card.json)' : '';
-      this.logger.log(`Agent "${agent.name}" ready${role}: card ${this.cards.cardUrl(agent)}; security: ${this.security.describe()}`);
+      const role = agent.name === defaultName ? ` (default agent, also at ${this.cards.cardUrl()})` : '';
+      this.logger.log(`Agent "${agent.name}" ready${role}: card ${this.cards.cardUrl(agent.name)}; security: ${this.security.describe()}`);
     }
   }
 }

@@ -3,6 +3,7 @@
  * the request into params and an {@link A2ACall}, and encodes what comes back.
  */
 import { Inject, Injectable } from '@nestjs/common';
+import { mediaTypeAccepted } from '../protocol/agent-card.js';
 import { decode, encode } from '../protocol/codec.js';
 import {
   ContentTypeNotSupportedError,
@@ -39,7 +40,7 @@ import { TaskManager } from '../tasks/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
 import { AgentCardService } from './agent-card.service.js';
-import { acceptsMediaType, type PublishedAgent } from './agent-registry.js';
+import type { PublishedAgent } from './agent-registry.js';
 
 /** Everything about a request that is not its params. */
 export interface A2ACall {
@@ -202,7 +203,7 @@ export class A2ARequestHandler {
       }
       await this.push.validate(inline, 'configuration.taskPushNotificationConfig.url');
     }
-    const refused = request.message.parts.find((p) => p.mediaType !== undefined && !acceptsMediaType(call.agent, p.mediaType));
+    const refused = request.message.parts.find((p) => p.mediaType !== undefined && !mediaTypeAccepted(p.mediaType, call.agent.inputModes));
     if (refused) {
       throw new ContentTypeNotSupportedError(`This agent does not take ${refused.mediaType}; it takes ${call.agent.inputModes.join(', ')}`, {
         mediaType: refused.mediaType!,

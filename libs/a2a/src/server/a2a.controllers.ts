@@ -4,15 +4,13 @@
  */
 import { All, applyDecorators, Controller, Get, Inject, Req, Res, SetMetadata, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { A2APublicRouteMetadata, ResolvedA2APaths } from '../config/a2a-options.js';
-import { bindingPaths } from './agent-card.service.js';
+import { agentCardPath, bindingPaths, type ResolvedA2APaths } from './a2a-paths.js';
 import { AgentCardEndpoint } from './http/agent-card.endpoint.js';
 import { JsonRpcBinding } from './http/json-rpc.binding.js';
 import { RestBinding } from './http/rest.binding.js';
 import { A2APublic } from './security/a2a-public.decorator.js';
 import { JsonRpcExceptionFilter, RestExceptionFilter } from './security/a2a-exception.filter.js';
-
-const WELL_KNOWN_CARD = '/.well-known/agent-card.json';
+import type { A2APublicRouteMetadata } from './server-options.js';
 
 /** Both the default agent's path and the per-agent path (`{agents}/:agent…`) of a binding. */
 function bothPaths(paths: ResolvedA2APaths, binding: 'jsonRpc' | 'rest'): string[] {
@@ -41,7 +39,7 @@ export function createA2AControllers(paths: ResolvedA2APaths, security: Controll
   class AgentCardController {
     constructor(@Inject(AgentCardEndpoint) private readonly endpoint: AgentCardEndpoint) {}
 
-    @Get([WELL_KNOWN_CARD, `${paths.agents}/:agent${WELL_KNOWN_CARD}`])
+    @Get([agentCardPath(paths, undefined), agentCardPath(paths, ':agent')])
     card(@Req() req: Request, @Res() res: Response): Promise<void> {
       return this.endpoint.handle(req, res);
     }

@@ -1,12 +1,12 @@
 /** Serves Agent Cards with HTTP caching: Cache-Control max-age, a content ETag (304), Last-Modified. */
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
 import { ifNoneMatchHits } from '../../protocol/agent-card.js';
 import { A2AError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
-import { A2A_OPTIONS } from '../a2a-options.provider.js';
+import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { AgentCardService } from '../agent-card.service.js';
 import { AgentRegistry } from '../agent-registry.js';
+import type { ResolvedServerOptions } from '../server-options.js';
 
 @Injectable()
 export class AgentCardEndpoint {
@@ -15,7 +15,7 @@ export class AgentCardEndpoint {
   constructor(
     @Inject(AgentRegistry) private readonly registry: AgentRegistry,
     @Inject(AgentCardService) private readonly cards: AgentCardService,
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
   ) {}
 
   async handle(req: Request, res: Response): Promise<void> {

@@ -6,11 +6,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import { A2A_ROUTES } from '../../a2a.constants.js';
-import type { ResolvedA2APaths } from '../../config/a2a-options.js';
+import { A2A_ROUTES } from '../../config/a2a.constants.js';
 import { InvalidRequestError, JsonParseError, PayloadTooLargeError, UnsupportedMediaTypeError, type A2AError } from '../../protocol/errors.js';
 import { responseMediaType } from '../../protocol/json-body.js';
-import { bindingPaths } from '../agent-card.service.js';
+import { bindingPaths, type ResolvedA2APaths } from '../a2a-paths.js';
 import { PublicUrl } from '../public-url.js';
 import { JsonRpcFormat } from './json-rpc.binding.js';
 import type { WireFormat } from './http-binding.js';

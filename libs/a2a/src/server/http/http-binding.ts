@@ -4,18 +4,18 @@
  */
 import { Inject, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
 import { A2AError, InternalError, UnauthenticatedError, toA2AError } from '../../protocol/errors.js';
 import { responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
 import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
-import { A2A_OPTIONS } from '../a2a-options.provider.js';
+import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { A2ARequestHandler, type A2ACall, type StreamEvent } from '../a2a-request-handler.js';
 import type { PublishedAgent } from '../agent-registry.js';
 import { A2ACallerResolver } from '../caller-resolver.js';
 import { SecurityInventory } from '../security/security-inventory.js';
+import type { ResolvedServerOptions } from '../server-options.js';
 import { fromHostException } from './host-errors.js';
 import { SseStreams, type SseStream } from './sse-streams.js';
 
@@ -41,7 +41,7 @@ export interface Exchange {
 export abstract class HttpBinding {
   protected readonly logger = new Logger('A2A');
 
-  @Inject(A2A_OPTIONS) protected readonly options!: ResolvedA2AOptions;
+  @InjectA2AOptions() protected readonly options!: ResolvedServerOptions;
   @Inject(A2ARequestHandler) private readonly handler!: A2ARequestHandler;
   @Inject(A2ACallerResolver) private readonly callers!: A2ACallerResolver;
   @Inject(SseStreams) private readonly streams!: SseStreams;
