@@ -3,7 +3,19 @@
  * extensions, card caching, media types, limits, the host's own body parser, SSE housekeeping.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Body, Controller, Injectable, Module, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Injectable,
+  Module,
+  Post,
+  UnauthorizedException,
+  type CanActivate,
+  type DynamicModule,
+  type ExecutionContext,
+  type Provider,
+} from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
@@ -327,7 +339,27 @@ describe("the host app's own JSON body parser", () => {
     }
   }
 
-  it('leaves the host routes alone and answers parser failures on A2A paths in the binding shape', async () => {
+  /** What a host's global guard sees of the request body (Nest's parser used to fill it in). */
+  @Injectable()
+  class BodyPeekingGuard implements CanActivate {
+    static seen: unknown[] = [];
+    canActivate(context: ExecutionContext): boolean {
+      const body = context.switchToHttp().getRequest<{ body?: { method?: unknown; message?: unknown } }>().body;
+      BodyPeekingGuard.seen.push(body?.method ?? (body?.message === undefined ? undefined : 'message'));
+      return true;
+    }
+  }
+
+  /** A default app, as `NestFactory.create(AppModule)` makes it: Nest's own body parsers on (JSON: 100 kB). */
+  async function defaultApp(a2a: DynamicModule, extraProviders: Provider[] = []): Promise<RunningApp> {
+    @Module({ imports: [a2a], providers: [AlphaAgent, ...extraProviders], controllers: [HostController] })
+    class AppModule {}
+    const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+    await app.listen(0, '127.0.0.1');
+    return { app, url: await app.getUrl(), close: () => app.close() };
+  }
+
+  it('leaves the host routes to the app parser and reads A2A bodies with the module limits, in the binding shape', async () => {
     @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent], controllers: [HostController] })
     class HostApp {}
     const moduleRef = await Test.createTestingModule({ imports: [HostApp] }).compile();
@@ -347,13 +379,60 @@ describe("the host app's own JSON body parser", () => {
     const restBad = await post(`${running.url}/a2a/rest/message:send`, '{bad');
     expect(restBad.status).toBe(400);
     expect(((await restBad.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
-    const tooLarge = await post(`${running.url}/a2a/jsonrpc`, JSON.stringify({ pad: 'x'.repeat(200_000) }));
-    expect(tooLarge.status).toBe(413);
+    // over Nest's 100 kB, well under the module's 10 MiB
+    const large = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('x'.repeat(200_000)) });
+    expect(large.status).toBe(200);
+    expect(large.result.task.status.state).toBe('TASK_STATE_COMPLETED');
 
-    const ok = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('parsed by the host') });
-    expect(ok.result.task.status.message.parts[0].text).toBe('alpha: parsed by the host');
+    const ok = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('read by the module') });
+    expect(ok.result.task.status.message.parts[0].text).toBe('alpha: read by the module');
     const a2aJson = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: userMessage('x') }, { headers: { 'content-type': 'application/a2a+json' } });
     expect(a2aJson.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('holds limits.maxBodyBytes on the A2A routes of a default NestFactory.create(AppModule) app, whatever the content type', async () => {
+    running = await defaultApp(A2AModule.forRoot({ limits: { maxBodyBytes: 300_000 } }));
+    const text = (size: number) => userMessage('x'.repeat(size));
+    for (const contentType of ['application/json', 'application/a2a+json']) {
+      const headers = { headers: { 'content-type': contentType } };
+      // above Nest's own 100 kB, below the module's limit: both bindings take it
+      const rpc = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(200_000) }, headers);
+      expect([contentType, rpc.status, rpc.result?.task.status.state]).toEqual([contentType, 200, 'TASK_STATE_COMPLETED']);
+      const rest = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(200_000) }, headers);
+      expect([contentType, rest.status, rest.result?.task.status.state]).toEqual([contentType, 200, 'TASK_STATE_COMPLETED']);
+      // above the module's limit: refused by it, in each binding's shape, the JSON-RPC id lost with the body
+      const rpcTooLarge = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(400_000) }, headers);
+      expect([contentType, rpcTooLarge.status, rpcTooLarge.raw.id, rpcTooLarge.raw.error.code]).toEqual([contentType, 413, null, -32600]);
+      const restTooLarge = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(400_000) }, headers);
+      expect([contentType, restTooLarge.status, restTooLarge.raw.error.status]).toEqual([contentType, 413, 'INVALID_ARGUMENT']);
+    }
+    // the app's own routes keep Nest's parser and its 100 kB
+    expect((await post(`${running.url}/host/echo`, JSON.stringify({ pad: 'x'.repeat(200_000) }))).status).toBe(413);
+    expect(await (await post(`${running.url}/host/echo`, '{"a":1}')).json()).toEqual({ got: { a: 1 } });
+  });
+
+  it("gives the app's global guards the parsed A2A body, as Nest's parser did", async () => {
+    BodyPeekingGuard.seen = [];
+    running = await defaultApp(A2AModule.forRoot(), [{ provide: APP_GUARD, useClass: BodyPeekingGuard }]);
+    await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('x') });
+    await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: userMessage('x') }, { headers: { 'content-type': 'application/a2a+json' } });
+    expect(BodyPeekingGuard.seen).toEqual(['SendMessage', 'message']);
+  });
+
+  it("answers a host guard's refusal with the JSON-RPC request's id in a default app", async () => {
+    @Injectable()
+    class RefusingGuard implements CanActivate {
+      canActivate(): boolean {
+        throw new UnauthorizedException();
+      }
+    }
+    running = await defaultApp(A2AModule.forRoot({ allowUnauthenticated: true }), [{ provide: APP_GUARD, useClass: RefusingGuard }]);
+    const refused = await post(`${running.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 'req-7', method: 'GetTask', params: { id: 'x' } }));
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 'req-7', error: { code: -32000, data: [{ reason: 'UNAUTHENTICATED' }] } });
+    const unreadable = await post(`${running.url}/a2a/jsonrpc`, '{"jsonrpc":"2.0","id":8,');
+    expect(unreadable.status).toBe(401);
+    expect(((await unreadable.json()) as Json).id).toBeNull();
   });
 });
 

@@ -9,20 +9,21 @@ import { A2AStartupCheck } from './a2a-startup-check.js';
 import { A2A_CLIENT_NAMES, A2A_GUARDS, A2A_OPTION_CHECK, A2A_OPTIONS, A2A_REDIS, A2A_ROUTES } from './config/a2a.constants.js';
 import { PushDeadLetters } from './push/push-dead-letters.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
-import { A2ALifecycle } from './server/a2a-lifecycle.js';
+import { A2ALifecycle } from './a2a-lifecycle.js';
 import { resolveA2APaths } from './server/a2a-paths.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
-import { createA2AControllers } from './server/a2a.controllers.js';
+import { createA2AControllers } from './server/http/a2a.controllers.js';
 import { AgentCardService } from './server/agent-card.service.js';
 import { AgentRegistry } from './server/agent-registry.js';
 import { A2ACallerResolver } from './server/caller-resolver.js';
 import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
-import { HostBodyParserErrors } from './server/http/host-body-parser-errors.js';
+import { A2AExceptionFilter } from './server/http/a2a-exception.filter.js';
+import { BindingRoutes } from './server/http/binding-routes.js';
+import { ExpressBodyReader } from './server/http/express-body-reader.js';
 import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
 import { RestBinding } from './server/http/rest.binding.js';
 import { SseStreams } from './server/http/sse-streams.js';
 import { PublicUrl } from './server/public-url.js';
-import { JsonRpcExceptionFilter, RestExceptionFilter } from './server/security/a2a-exception.filter.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
 import { EventLog } from './tasks/event-log.js';
 import { InMemoryEventLog } from './tasks/in-memory-event-log.js';
@@ -91,11 +92,11 @@ const PROVIDERS = [
   JsonRpcBinding,
   RestBinding,
   AgentCardEndpoint,
-  HostBodyParserErrors,
+  BindingRoutes,
+  ExpressBodyReader,
   A2ALifecycle,
   SecurityInventory,
-  JsonRpcExceptionFilter,
-  RestExceptionFilter,
+  A2AExceptionFilter,
 ];
 
 /**
