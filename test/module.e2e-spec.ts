@@ -180,6 +180,21 @@ describe('start-up validation', () => {
     expect(() => A2AModule.forRoot({ paths: { jsonRpc: false, rest: false } })).toThrow(/at least one binding/);
   });
 
+  it('lists the problems of the options, the agents and defaultAgent in one error, forRootAsync too', async () => {
+    @A2AAgent({ name: 'no execute', description: 'd', skills: [] })
+    @Injectable()
+    class NotAnExecutor {}
+    const a2a = A2AModule.forRootAsync({ useFactory: () => ({ defaultAgent: 'gamma', streaming: { heartbeatMs: 5 }, limits: { maxBodyBytes: 1 } }) });
+    const error: Json = await compile(a2a, [AlphaAgent, BetaAgent, NotAnExecutor]).catch((e) => e);
+    expect(error).toBeInstanceOf(A2AConfigurationError);
+    expect(error.problems).toEqual([
+      'streaming.heartbeatMs: must be an integer of at least 1000',
+      'limits.maxBodyBytes: must be an integer of at least 1024',
+      expect.stringMatching(/^@A2AAgent NotAnExecutor: the class must implement AgentExecutor/),
+      'defaultAgent: no agent is named "gamma" (published: alpha, beta)',
+    ]);
+  });
+
   it('asks which agent is the default when several are published, and checks the name', async () => {
     await expect(compile(A2AModule.forRoot(), [AlphaAgent, BetaAgent])).rejects.toThrow(/defaultAgent: 2 agents are published \(alpha, beta\)/);
     await expect(compile(A2AModule.forRoot({ defaultAgent: 'gamma' }), [AlphaAgent, BetaAgent])).rejects.toThrow(/no agent is named "gamma"/);

@@ -156,7 +156,7 @@ class ModuleOptionsDto extends PeersOptionsDto {
 }
 
 /** The optional packages the options need, and the option that needs them. */
-function optionalPackagesOf(options: A2AModuleOptions): Array<{ option: string; packages: string[] }> {
+export function optionalPackagesOf(options: A2AModuleOptions): Array<{ option: string; packages: string[] }> {
   const needs: Array<{ option: string; packages: string[] }> = [];
   // an app's own client proves ioredis is there
   if (isPlainObject(options.redis) && options.redis.client === undefined) needs.push({ option: 'redis', packages: ['ioredis'] });
@@ -168,7 +168,8 @@ function optionalPackagesOf(options: A2AModuleOptions): Array<{ option: string; 
 export interface CheckedA2AOptions {
   /**
    * The options with every default filled in. With problems, the defaults alone (tasks in memory,
-   * no Redis, no push, no peers): enough for the rest of the start-up check to run, never served.
+   * no Redis, no push, no peers) and `defaultAgent`: enough for the rest of the start-up check (the
+   * agents) to run, never served.
    */
   readonly options: ResolvedA2AOptions;
   readonly problems: readonly string[];
@@ -184,7 +185,8 @@ export async function checkA2AOptions(options: A2AModuleOptions = {}): Promise<C
     const missing = await missingPackages(packages);
     if (missing.length > 0) problems.push(missingPackagesProblem(option, missing));
   }
-  return { options: withDefaults(problems.length > 0 ? {} : options), problems };
+  const checkable = problems.length === 0 ? options : { defaultAgent: typeof options?.defaultAgent === 'string' ? options.defaultAgent : undefined };
+  return { options: withDefaults(checkable), problems };
 }
 
 /**
