@@ -26,6 +26,7 @@ import {
   type AgentInterface,
 } from 'nestjs-a2a';
 import { fakeLookup } from '../libs/a2a/src/net/testing/fake-lookup.js';
+import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 import { startHttpServer, startRawServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { json, messages } from './support/client-results.js';
 import { freePort } from './support/ports.js';
@@ -487,8 +488,10 @@ describe('circuit breaker per origin (cockatiel ConsecutiveBreaker)', () => {
     expect(peer.requests).toHaveLength(3);
 
     healthy = true;
-    await new Promise((r) => setTimeout(r, 350));
-    expect((await b.getTask({ id: 't-1' })).id).toBe('t-1');
+    // the breaker lets a trial call through once its half-open delay (300 ms) has passed
+    let task: { id: string } | undefined;
+    await waitUntil(async () => (task = await b.getTask({ id: 't-1' }).catch(() => undefined)) !== undefined, { attempts: 40, intervalMs: 50 });
+    expect(task?.id).toBe('t-1');
     expect(breakers.state(origin)).toBe('closed');
     await a.close();
     await b.close();

@@ -491,9 +491,10 @@ describe('SSE housekeeping', () => {
     await waitUntil(() => streams.size === 0, { attempts: 50, intervalMs: 20 });
     expect(streams.size).toBe(0);
     const tasks = (await restClient(`${running.url}/a2a/rest`).call('ListTasks', {})).result.tasks;
-    await sleep(1700);
-    const after = (await restClient(`${running.url}/a2a/rest`).call('GetTask', { id: tasks[0].id })).result;
-    expect(after.status.state).toBe('TASK_STATE_COMPLETED');
+    // the task goes on without its stream ('slow' takes 1.5 s)
+    const stateOf = async () => (await restClient(`${running!.url}/a2a/rest`).call('GetTask', { id: tasks[0].id })).result.status.state;
+    await waitUntil(async () => (await stateOf()) === 'TASK_STATE_COMPLETED', { attempts: 60, intervalMs: 50 });
+    expect(await stateOf()).toBe('TASK_STATE_COMPLETED');
   });
 
   it('reports an event id on every task event', async () => {
@@ -520,7 +521,8 @@ describe('shutdown', () => {
     const app = await alphaOnly();
     const res = await post(`${app.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('hang') }));
     const reading = readSse(res);
-    await sleep(100);
+    const working = async () => (await restClient(`${app.url}/a2a/rest`).call('ListTasks', { status: 'TASK_STATE_WORKING' })).result.tasks.length === 1;
+    await waitUntil(working, { attempts: 50, intervalMs: 20 });
     const t0 = Date.now();
     await app.close();
     expect(Date.now() - t0).toBeLessThan(3000);

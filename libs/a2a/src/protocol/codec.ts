@@ -32,10 +32,19 @@ export interface FieldSpec {
   readonly max?: number;
 }
 
-export interface OneofSpec {
-  readonly members: readonly string[];
+export interface OneofSpec<Name extends string = string> {
+  readonly members: readonly Name[];
   readonly required?: boolean;
 }
+
+/** Every field name of `T` (of each member, when `T` is a union of shapes). */
+export type FieldName<T> = T extends unknown ? Extract<keyof T, string> : never;
+
+/**
+ * A schema's fields, one per field of its TypeScript type: a field the type has and the schema
+ * lacks, or the reverse, does not compile, so the wire model is declared once and checked twice.
+ */
+export type SchemaFields<T> = { readonly [K in FieldName<T>]-?: FieldSpec };
 
 /** A message schema; `T` only ties a schema to its TypeScript type. */
 export interface Schema<T = unknown> {
@@ -46,11 +55,11 @@ export interface Schema<T = unknown> {
   readonly __type?: T;
 }
 
-export function schema<T>(name: string, fields: Record<string, FieldSpec>, oneofs?: Record<string, OneofSpec>): Schema<T> {
+export function schema<T>(name: string, fields: SchemaFields<T>, oneofs?: Record<string, OneofSpec<FieldName<T>>>): Schema<T> {
   // members of a oneof have explicit presence in proto3: `{"text": ""}` is a text part
-  const members = new Set(Object.values(oneofs ?? {}).flatMap((o) => o.members));
+  const members = new Set<string>(Object.values(oneofs ?? {}).flatMap((o) => o.members));
   const withPresence = Object.fromEntries(
-    Object.entries(fields).map(([key, spec]) => [key, members.has(key) ? { ...spec, presence: true } : spec]),
+    Object.entries<FieldSpec>(fields).map(([key, spec]) => [key, members.has(key) ? { ...spec, presence: true } : spec]),
   );
   return { name, fields: withPresence, oneofs };
 }
