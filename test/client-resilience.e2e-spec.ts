@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { generateKeyPair } from 'jose';
+import { InvalidAgentResponseError, publicJwks, signAgentCard, TaskNotFoundError, type AgentCard, type AgentInterface } from 'nestjs-a2a';
 import {
   A2ACircuitBreakers,
   A2AClient,
@@ -16,18 +17,10 @@ import {
   CircuitOpenError,
   EgressRefusedError,
   EgressRequestError,
-  InvalidAgentResponseError,
   NoCompatibleInterfaceError,
-  TaskNotFoundError,
-  publicJwks,
-  signAgentCard,
   type A2AClientOptions,
-  type AgentCard,
-  type AgentInterface,
-} from 'nestjs-a2a';
-import { fakeLookup } from '../libs/a2a/src/net/testing/fake-lookup.js';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
-import { startHttpServer, startRawServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+} from 'nestjs-a2a/client';
+import { fakeLookup, startHttpServer, startRawServer, waitUntil, type LoopbackServer } from 'nestjs-a2a/testing';
 import { json, messages } from './support/client-results.js';
 import { freePort } from './support/ports.js';
 import { userMessage } from './support/wire-client.js';

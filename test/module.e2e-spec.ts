@@ -19,10 +19,10 @@ import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, readSse, restClient, userMessage, type Json } from './support/wire-client.js';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 
 @A2AAgent({ name: 'alpha', description: 'First agent', skills: [{ id: 'a', name: 'A', description: 'a', tags: ['a'] }] })
 @Injectable()

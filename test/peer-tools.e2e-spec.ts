@@ -12,30 +12,30 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   A2AAgent,
   A2AConfigurationError,
-  A2ACredentialStrategy,
   A2AModule,
-  PeerToolProvider,
   TaskNotFoundError,
+  type A2AModuleOptions,
+  type AgentCard,
+  type AgentExecutor,
+  type TaskContext,
+} from 'nestjs-a2a';
+import {
+  A2ACredentialStrategy,
+  PeerToolProvider,
   ToolApprovalDeniedError,
   ToolInputError,
   ToolNotGrantedError,
   ToolTimeoutError,
   ToolUnavailableError,
-  type A2AModuleOptions,
-  type AgentCard,
-  type AgentExecutor,
   type CredentialContext,
   type CredentialRequest,
   type CredentialResolver,
   type CredentialStrategy,
   type PeerTool,
-  type TaskContext,
   type ToolApproval,
   type ToolApprovalRequest,
-} from 'nestjs-a2a';
-import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
-import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
+} from 'nestjs-a2a/client';
+import { rejectionOf, startHttpServer, waitUntil, type LoopbackServer } from 'nestjs-a2a/testing';
 import { json, messages } from './support/client-results.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 

@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
-import { A2AAgent, A2AModule, A2APublic, A2A_PUBLIC, A2ASecurity, REST_ROUTES, SecuritySchemes, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2A_PUBLIC, A2AAgent, A2AModule, A2APublic, A2ASecurity, SecuritySchemes, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+// every route of the protocol's table, to prove each one is guarded
+import { REST_ROUTES } from '../libs/a2a/src/protocol/rest-routes.js';
 import { startApp } from './support/custom-app.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
