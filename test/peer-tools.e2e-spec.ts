@@ -20,8 +20,11 @@ import {
   type TaskContext,
 } from 'nestjs-a2a';
 import {
+  A2AClient,
   A2ACredentialStrategy,
+  InjectA2AClient,
   PeerToolProvider,
+  getA2AClientToken,
   ToolApprovalDeniedError,
   ToolInputError,
   ToolNotGrantedError,
@@ -487,5 +490,49 @@ describe('PeerToolProvider: credentials, approval, redaction', () => {
     expect(messages(error)).not.toContain(SECRET);
     expect(JSON.stringify(peers.diagnostics())).not.toContain(SECRET);
     expect(peers.diagnostics()[0].lastError).toContain('token=REDACTED');
+  });
+});
+
+describe('injectable clients of configured peers', () => {
+  afterEach(() => {
+    delete process.env.RESEARCH_TOKEN;
+  });
+
+  @Injectable()
+  class ResearchCaller {
+    constructor(@InjectA2AClient('research') readonly research: A2AClient) {}
+  }
+
+  it("@InjectA2AClient(name): the peer's own settings and credential, one client per peer, closed with the app", async () => {
+    const peer = await scriptedPeer();
+    process.env.RESEARCH_TOKEN = SECRET;
+    const { app } = await build({ peers: [{ name: 'research', url: peer.url, egress: LOCAL, credential: 'research-token', tenant: 'acme' }] }, { providers: [ResearchCaller] });
+    const { research } = app.get(ResearchCaller);
+    expect(research).toBeInstanceOf(A2AClient);
+    expect(app.get(getA2AClientToken('research'))).toBe(research);
+
+    const answer = await research.sendMessage({ message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hello' }] } });
+    expect(answer).toMatchObject({ message: { parts: [{ text: 'peer: hello' }] } });
+    expect(peer.calls).toHaveLength(1);
+    expect(peer.calls[0].headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(peer.calls[0].params.tenant).toBe('acme');
+  });
+
+  it('forRootAsync names them (its peers are known only at run time); a name no peer has fails start-up with the other problems', async () => {
+    const peer = await scriptedPeer();
+    const asyncModule = (clients: string[]) =>
+      Test.createTestingModule({
+        imports: [A2AModule.forRootAsync({ clients, useFactory: () => ({ peers: [{ name: 'research', url: peer.url, egress: LOCAL }] }) })],
+        providers: [HostAgent, ResearchCaller],
+      }).compile();
+    const good = (await asyncModule(['research'])).createNestApplication({ logger: false });
+    apps.push(good);
+    await good.init();
+    expect(good.get(ResearchCaller).research).toBeInstanceOf(A2AClient);
+
+    const bad = (await asyncModule(['research', 'billing'])).createNestApplication({ logger: false });
+    apps.push(bad);
+    const error = await rejectionOf(bad.init(), A2AConfigurationError);
+    expect(error.problems).toEqual(['clients: no peer is named "billing" (peers: research); @InjectA2AClient(name) needs a peer of that name']);
   });
 });
