@@ -64,7 +64,7 @@ async function pushStack(label: string, keyPrefix: string, hook: string, push: A
   const app: INestApplicationContext = await NestFactory.createApplicationContext(lifecycleModule({ url: REDIS_URL, keyPrefix }, push), { logger: false, abortOnError: false });
   try {
     const a2a = InProcessA2A.of(app, { caller: { subject: SCOPE.subject } });
-    const { task } = (await a2a.call('SendMessage', sendMessageParams('push bench'))) as { task: { id: string } };
+    const { task } = await a2a.call<{ task: { id: string } }>('SendMessage', sendMessageParams('push bench'));
     const taskId = task.id;
     await a2a.call('CreateTaskPushNotificationConfig', { taskId, id: 'hook', url: hook, token: 'bench-token', authentication: { scheme: 'Bearer', credentials: 'bench-credentials' } });
     const [listener] = app.get<TaskEventListener[]>(TASK_EVENT_LISTENERS);

@@ -46,13 +46,14 @@ export class InProcessA2A {
   }
 
   /**
-   * A unary operation (`SendMessage`, `GetTask`, `ListTasks`, `CancelTask`, the push-config ones...).
+   * A unary operation (`SendMessage`, `GetTask`, `ListTasks`, `CancelTask`, the push-config ones...);
+   * `T` names the shape of its ProtoJSON answer (unchecked).
    * @throws the operation's A2AError
    */
-  async call(operation: A2AOperation, params: unknown): Promise<unknown> {
+  async call<T = unknown>(operation: A2AOperation, params: unknown): Promise<T> {
     if (OPERATIONS[operation].streaming) throw new TypeError(`${operation} streams: use stream()`);
     const outcome = await this.handler.dispatch(this.baseCall, operation, params);
-    return (outcome as { result: unknown }).result;
+    return (outcome as { result: T }).result;
   }
 
   /**
