@@ -13,7 +13,7 @@ import {
   UnsupportedOperationError,
   VersionNotSupportedError,
 } from 'nestjs-a2a';
-import { A2ACircuitBreakers, A2AClient, type A2ABinding, type A2AClientOptions } from 'nestjs-a2a/client';
+import { A2ACircuitBreakers, A2AClient, type A2ABinding, type A2AClientOptions, type A2ARequestInfo } from 'nestjs-a2a/client';
 import { startHttpServer, type LoopbackServer } from 'nestjs-a2a/testing';
 import { describeEvent, taskOf } from './support/client-results.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
@@ -163,20 +163,22 @@ describe('credentials and service parameters', () => {
     await anonymous.close();
 
     const asked: string[] = [];
-    const client = new A2AClient({
-      cardUrl: guarded.url,
-      preferredBinding: binding,
-      ...LOCAL,
-      circuitBreakers: false,
-      headers: (request) => {
-        asked.push(request.operation);
-        return request.operation === 'AgentCard' ? {} : { 'X-API-Key': 'key-1' };
-      },
-    });
+    const provider = (request: A2ARequestInfo) => {
+      asked.push(request.operation);
+      return request.operation === 'AgentCard' ? {} : { 'X-API-Key': 'key-1' };
+    };
+    const client = new A2AClient({ cardUrl: guarded.url, preferredBinding: binding, ...LOCAL, circuitBreakers: false, headers: provider, discoveryHeaders: provider });
     const reply = await client.sendMessage({ message: userMessage('hi') });
     expect('message' in reply && reply.message.parts[0].text).toBe('echo: hi');
     expect(asked).toEqual(['AgentCard', 'SendMessage']);
     await client.close();
+
+    // discovery is asked for its headers only through discoveryHeaders
+    asked.length = 0;
+    const operationsOnly = new A2AClient({ cardUrl: guarded.url, preferredBinding: binding, ...LOCAL, circuitBreakers: false, headers: provider });
+    await operationsOnly.sendMessage({ message: userMessage('hi') });
+    expect(asked).toEqual(['SendMessage']);
+    await operationsOnly.close();
   });
 });
 

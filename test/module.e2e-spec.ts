@@ -18,7 +18,7 @@ import {
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -394,7 +394,7 @@ describe("the host app's own JSON body parser", () => {
     const restBad = await post(`${running.url}/a2a/rest/message:send`, '{bad');
     expect(restBad.status).toBe(400);
     expect(((await restBad.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
-    // over Nest's 100 kB, well under the module's 10 MiB
+    // over Nest's 100 kB, under the module's 1 MiB
     const large = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('x'.repeat(200_000)) });
     expect(large.status).toBe(200);
     expect(large.result.task.status.state).toBe('TASK_STATE_COMPLETED');
@@ -495,6 +495,21 @@ describe('SSE housekeeping', () => {
     const stateOf = async () => (await restClient(`${running!.url}/a2a/rest`).call('GetTask', { id: tasks[0].id })).result.status.state;
     await waitUntil(async () => (await stateOf()) === 'TASK_STATE_COMPLETED', { attempts: 60, intervalMs: 50 });
     expect(await stateOf()).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('by default one caller cannot take every stream slot; the demo sets 20000 and more itself', async () => {
+    running = await alphaOnly();
+    const { startDemo } = await import('./support/demo-app.js');
+    const defaults = running.app.get(A2A_OPTIONS).streaming;
+    expect(defaults).toMatchObject({ maxStreams: 20_000, maxStreamsPerCaller: 1_000 });
+    const demo = await startDemo();
+    try {
+      const { maxStreams, maxStreamsPerCaller } = demo.app.get(A2A_OPTIONS).streaming;
+      expect(maxStreams).toBeGreaterThanOrEqual(20_000);
+      expect(maxStreamsPerCaller).toBeGreaterThanOrEqual(20_000);
+    } finally {
+      await demo.close();
+    }
   });
 
   it('reports an event id on every task event', async () => {

@@ -98,6 +98,7 @@ describe('entry points', () => {
         'A2AHttpError',
         'A2ATimeoutError',
         'CircuitOpenError',
+        'CredentialsWithheldError',
         'InvalidClientOptionsError',
         'NoCompatibleInterfaceError',
         'UnknownA2AError',

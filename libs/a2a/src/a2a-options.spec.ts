@@ -36,7 +36,15 @@ describe('module options', () => {
   it('takes the options of a valid configuration as given, with the defaults merged level by level', async () => {
     const checked = await checkA2AOptions({ limits: { maxBodyBytes: 2048 }, card: { version: '2.0.0' } });
     expect(checked.problems).toEqual([]);
-    expect(checked.options.limits).toEqual({ maxBodyBytes: 2048, maxJsonDepth: 64, executorTimeoutMs: 600_000 });
+    expect(checked.options.limits).toEqual({
+      maxBodyBytes: 2048,
+      maxJsonDepth: 64,
+      executorTimeoutMs: 600_000,
+      maxPartsPerMessage: 1000,
+      maxPartBytes: 1024 * 1024,
+      maxMetadataBytes: 64 * 1024,
+      maxListItems: 100,
+    });
     expect(checked.options.card).toEqual({ version: '2.0.0', maxAgeSeconds: 300 });
   });
 });

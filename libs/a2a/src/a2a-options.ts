@@ -36,6 +36,19 @@ export interface A2ATaskOptions {
   retentionMs?: number;
   /** How many finished tasks the in-memory store keeps at most. Default 10000. */
   maxTerminalTasks?: number;
+  /**
+   * How long an interrupted task (INPUT_REQUIRED, AUTH_REQUIRED) is kept without a new message, in
+   * milliseconds, counted from when it was interrupted; then it is dropped. Default 86400000 (24 h).
+   */
+  interruptedTtlMs?: number;
+  /**
+   * Bytes of stored tasks (their JSON, estimated) the in-memory store keeps at most. Finished tasks
+   * give way first, oldest first; when running and interrupted tasks fill it, a new message is
+   * refused with 429 RESOURCE_EXHAUSTED and `Retry-After`. Default 268435456 (256 MiB).
+   */
+  maxStoredBytes?: number;
+  /** The same budget per caller (tenant and subject). Default 67108864 (64 MiB). */
+  maxStoredBytesPerCaller?: number;
 }
 
 /** @publicApi */
@@ -117,11 +130,20 @@ export interface ResolvedA2AOptions extends ResolvedServerOptions, ResolvedPeers
   readonly tasks: Required<A2ATaskOptions>;
 }
 
-const TASK_DEFAULTS: Required<A2ATaskOptions> = { retentionMs: 3_600_000, maxTerminalTasks: 10_000 };
+const TASK_DEFAULTS: Required<A2ATaskOptions> = {
+  retentionMs: 3_600_000,
+  maxTerminalTasks: 10_000,
+  interruptedTtlMs: 86_400_000,
+  maxStoredBytes: 256 * 1024 * 1024,
+  maxStoredBytesPerCaller: 64 * 1024 * 1024,
+};
 
 class TasksDto {
   @IntegerOption(1000) retentionMs?: unknown;
   @IntegerOption(1) maxTerminalTasks?: unknown;
+  @IntegerOption(1000) interruptedTtlMs?: unknown;
+  @IntegerOption(1024) maxStoredBytes?: unknown;
+  @IntegerOption(1024) maxStoredBytesPerCaller?: unknown;
 }
 
 const isRedisClient = (client: unknown): client is Redis => isPlainObject(client) && typeof (client as { duplicate?: unknown }).duplicate === 'function';

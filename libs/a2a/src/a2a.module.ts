@@ -37,7 +37,15 @@ import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-event
 import { TaskManager } from './tasks/task-manager.js';
 import { TaskStore } from './tasks/task-store.js';
 
-const retentionOf = (options: ResolvedA2AOptions) => ({ ttlMs: options.tasks.retentionMs, maxTerminalTasks: options.tasks.maxTerminalTasks });
+const retentionOf = (options: ResolvedA2AOptions) => ({
+  ttlMs: options.tasks.retentionMs,
+  maxTerminalTasks: options.tasks.maxTerminalTasks,
+  interruptedTtlMs: options.tasks.interruptedTtlMs,
+});
+const inMemoryStoreOptions = (options: ResolvedA2AOptions) => ({
+  ...retentionOf(options),
+  budget: { maxBytes: options.tasks.maxStoredBytes, maxBytesPerCaller: options.tasks.maxStoredBytesPerCaller },
+});
 const redisBackend = (options: ResolvedA2AOptions) => ({ keyPrefix: options.redis?.keyPrefix, retention: retentionOf(options) });
 
 /** Redis or memory: the options choose each backend's shape, nothing else branches on it. */
@@ -56,14 +64,19 @@ const PROVIDERS = [
     useFactory: (options: ResolvedA2AOptions, coordinator: TaskCoordinator, redis?: RedisConnection) =>
       redis && coordinator instanceof RedisTaskCoordinator
         ? new RedisTaskStore(redis.client, redisBackend(options), coordinator.claimer)
-        : new InMemoryTaskStore(retentionOf(options)),
+        : new InMemoryTaskStore(inMemoryStoreOptions(options)),
     inject: [A2A_OPTIONS, TaskCoordinator, A2A_REDIS],
   },
   {
     provide: EventLog,
-    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
-      redis ? new RedisEventLog(redis.client, redisBackend(options)) : new InMemoryEventLog(retentionOf(options)),
-    inject: [A2A_OPTIONS, A2A_REDIS],
+    useFactory: (options: ResolvedA2AOptions, store: TaskStore, redis?: RedisConnection) => {
+      if (redis) return new RedisEventLog(redis.client, redisBackend(options));
+      const log = new InMemoryEventLog(retentionOf(options));
+      // a task the store lets go (expired, evicted for room) takes its log with it
+      if (store instanceof InMemoryTaskStore) store.onDrop((taskId) => log.drop(taskId));
+      return log;
+    },
+    inject: [A2A_OPTIONS, TaskStore, A2A_REDIS],
   },
   {
     provide: TaskCoordinator,

@@ -12,6 +12,7 @@ export { A2AEventStream } from './client/a2a-event-stream.js';
 export type { A2AHttpOptions } from './client/a2a-http.js';
 export { AgentCardResolver, agentCardUrl, type AgentCardResolverOptions, type CardVerification, type ResolveCardOptions, type ResolvedAgentCard } from './client/card-resolver.js';
 export type { A2AHeaderValues, A2AHeadersOption, A2AHeadersProvider, A2ARequestInfo } from './client/headers.js';
+export type { CredentialScopeOptions } from './client/credential-scope.js';
 export type { A2ABinding } from './client/interface-selection.js';
 export { A2ACircuitBreakers, type A2ACircuitBreakerOptions, type A2ACircuitState, type A2ARetryOptions } from './client/resilience.js';
 export {
@@ -19,6 +20,7 @@ export {
   A2AHttpError,
   A2ATimeoutError,
   CircuitOpenError,
+  CredentialsWithheldError,
   InvalidClientOptionsError,
   NoCompatibleInterfaceError,
   UnknownA2AError,

@@ -44,7 +44,8 @@ export { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-event
 export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';
 export { EventLog, type LoggedEvent } from './tasks/event-log.js';
 export type { RetentionOptions } from './tasks/retention.js';
-export { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
+export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/in-memory-task-store.js';
+export type { StorageBudgetOptions } from './tasks/storage-budget.js';
 export { InMemoryEventLog } from './tasks/in-memory-event-log.js';
 export type { RedisTaskBackendOptions } from './tasks/redis/redis-options.js';
 export { RedisTaskStore } from './tasks/redis/redis-task-store.js';

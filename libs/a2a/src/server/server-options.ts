@@ -5,6 +5,7 @@
 import type { CanActivate, Type } from '@nestjs/common';
 import { Check, IntegerOption, Nested, isHttpUrl } from '../config/option-validation.js';
 import type { CardSigner } from '../protocol/card-signing.js';
+import { DEFAULT_DECODE_LIMITS } from '../protocol/codec.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import type { AgentProvider } from '../protocol/types.js';
 import type { A2ACallerResolver } from './caller-resolver.js';
@@ -27,18 +28,33 @@ export interface A2AStreamingOptions {
   heartbeatMs?: number;
   /** Open SSE streams allowed at once. Default 20000. */
   maxStreams?: number;
-  /** Open SSE streams allowed at once per caller subject. Default 20000 (without authentication every caller shares one subject). */
+  /**
+   * Open SSE streams allowed at once per caller subject. Default 1000, so that one caller cannot
+   * take every slot of `maxStreams`. Without authentication every caller shares one subject: raise
+   * it to `maxStreams` there.
+   */
   maxStreamsPerCaller?: number;
 }
 
 /** @publicApi */
 export interface A2ALimitOptions {
-  /** Largest request body on the A2A routes, in bytes, whatever its content type and the app's own body parser. Default 10 MiB. */
+  /** Largest request body on the A2A routes, in bytes, whatever its content type and the app's own body parser. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Deepest JSON nesting of a request body. Default 64. */
   maxJsonDepth?: number;
   /** An executor running longer is aborted and its task FAILED. Default 600000 (10 min). */
   executorTimeoutMs?: number;
+  /**
+   * Parts of one message in a request. Default 1000. Checked while decoding, before the parts are
+   * read, so a message of a million empty parts costs no more than its JSON parse.
+   */
+  maxPartsPerMessage?: number;
+  /** Bytes of one part's content in a request (text as UTF-8, raw as its base64, URL, data as JSON). Default 1 MiB. */
+  maxPartBytes?: number;
+  /** Bytes of one `metadata` object in a request, as JSON. Default 64 KiB. */
+  maxMetadataBytes?: number;
+  /** Items of any other list in a request (`extensions`, `referenceTaskIds`, `acceptedOutputModes` …) and entries of a map. Default 100. */
+  maxListItems?: number;
 }
 
 /** @publicApi */
@@ -81,8 +97,8 @@ export interface ResolvedServerOptions {
 
 export const SERVER_DEFAULTS: Pick<ResolvedServerOptions, 'card' | 'streaming' | 'limits'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
-  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
-  limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
+  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 1_000 },
+  limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000, ...DEFAULT_DECODE_LIMITS },
 };
 
 const httpUrl = (): PropertyDecorator => Check(isHttpUrl, 'must be an absolute http or https URL');
@@ -110,6 +126,10 @@ export class LimitsDto {
   @IntegerOption(1024) maxBodyBytes?: unknown;
   @IntegerOption(4, 10_000) maxJsonDepth?: unknown;
   @IntegerOption(1) executorTimeoutMs?: unknown;
+  @IntegerOption(1) maxPartsPerMessage?: unknown;
+  @IntegerOption(1) maxPartBytes?: unknown;
+  @IntegerOption(2) maxMetadataBytes?: unknown;
+  @IntegerOption(1) maxListItems?: unknown;
 }
 
 /** Signing keys are key objects: checked here for shape, and by signing itself once at start-up. */

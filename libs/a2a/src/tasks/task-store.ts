@@ -60,6 +60,12 @@ export interface TaskStore {
   save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask>;
   /** Tasks of `scope` matching `query`, by status timestamp, newest first; cursor-paginated. */
   list(scope: TaskScope, query: TaskQuery): Promise<TaskPage>;
+  /**
+   * Makes room for about `bytes` more of `scope`'s caller before a turn starts (a new task, or a
+   * message to an interrupted one), e.g. by letting finished tasks go.
+   * @throws ResourceExhaustedError when the store's budget for that caller, or overall, is used up
+   */
+  admit(scope: TaskScope, bytes: number): Promise<void>;
 }
 
 /** Injection token of the {@link TaskStore}. @publicApi */

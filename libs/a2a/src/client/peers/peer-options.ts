@@ -17,6 +17,7 @@ import {
 import { EgressOption, usableEgressPolicy, type EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
 import { EgressRefusedError, type EgressRefusalReason } from '../../net/egress-errors.js';
 import { isPlainObject } from '../../protocol/json-value.js';
+import { credentialOriginsOf } from '../credential-scope.js';
 import { HTTP_TOKEN } from '../headers.js';
 import { CLIENT_BINDINGS, type A2ABinding } from '../interface-selection.js';
 import type { A2ACircuitBreakerOptions, A2ARetryOptions } from '../resilience.js';
@@ -75,6 +76,13 @@ export interface A2APeerOptions {
    * `{ allowHttp: true, allowHosts: ['127.0.0.1'] }` for a peer on this machine (development).
    */
   egress?: EgressPolicyOptions;
+  /**
+   * Origins besides the card URL's where the credential may go, when the peer's card names an
+   * interface there (`['https://api.research.example.com']`). Without it, a call to an interface
+   * on another origin fails (`CredentialsWithheldError`, nothing sent): an unsigned card could
+   * otherwise send the credential anywhere.
+   */
+  credentialOrigins?: string[];
 }
 
 /** @publicApi */
@@ -125,6 +133,8 @@ export interface ResolvedPeer {
   readonly timeoutMs: number;
   readonly preferredBinding?: A2ABinding;
   readonly egress: EgressPolicyOptions;
+  /** Origins (normalised) besides the card URL's where the credential may go. */
+  readonly credentialOrigins: readonly string[];
 }
 
 /** The outbound options with every default filled in. */
@@ -254,6 +264,13 @@ class PeerDto {
   @BooleanOption() optional?: unknown;
   @IntegerOption(1) timeoutMs?: unknown;
   @Check((binding) => CLIENT_BINDINGS.includes(binding as A2ABinding), `must be one of ${CLIENT_BINDINGS.join(', ')}`) preferredBinding?: unknown;
+  @Check((origins) => credentialOriginProblems(origins).length === 0, (origins) => credentialOriginProblems(origins).join('\n')) credentialOrigins?: unknown;
+}
+
+function credentialOriginProblems(origins: unknown): string[] {
+  const problems: string[] = [];
+  credentialOriginsOf(origins as string[], '', problems);
+  return problems.map((problem) => problem.replace(/^: /, ''));
 }
 
 class CardCacheDto {
@@ -310,6 +327,7 @@ export function resolvePeersOptions(input: { peers?: A2APeerOptions[]; credentia
       timeoutMs: peer.timeoutMs ?? timeoutMs,
       ...(peer.preferredBinding === undefined ? {} : { preferredBinding: peer.preferredBinding }),
       egress: peer.egress ?? egress,
+      credentialOrigins: credentialOriginsOf(peer.credentialOrigins, 'credentialOrigins', []),
     })),
     credentials: { envPrefix: input.credentials?.envPrefix ?? '' },
     outbound: {

@@ -7,7 +7,7 @@ import { MethodNotFoundError } from '../../protocol/errors.js';
 import { AgentCardService } from '../agent-card.service.js';
 import { AgentRegistry } from '../agent-registry.js';
 import type { ResolvedServerOptions } from '../server-options.js';
-import type { RoutedRequest } from './http-binding.js';
+import { A2A_ANSWER_HEADERS, type RoutedRequest } from './http-binding.js';
 
 const JSON_CONTENT = 'application/json; charset=utf-8';
 
@@ -23,6 +23,7 @@ export class AgentCardEndpoint {
   async handle(routed: RoutedRequest, res: ServerResponse): Promise<void> {
     const served = await this.cards.served(this.registry.resolve(routed.agent), routed.agent !== undefined);
     const headers = {
+      ...A2A_ANSWER_HEADERS,
       'Cache-Control': `public, max-age=${this.options.card.maxAgeSeconds}`,
       ETag: served.etag,
       'Last-Modified': served.lastModified,
@@ -45,7 +46,12 @@ export class AgentCardEndpoint {
     if (!this.cards.servesJwks) throw new MethodNotFoundError('Neither Agent Cards nor push notifications are signed here: there is no JWKS');
     const body = JSON.stringify(await this.cards.jwks());
     res
-      .writeHead(200, { 'Cache-Control': `public, max-age=${this.options.card.maxAgeSeconds}`, 'Content-Type': JSON_CONTENT, 'Content-Length': Buffer.byteLength(body) })
+      .writeHead(200, {
+        ...A2A_ANSWER_HEADERS,
+        'Cache-Control': `public, max-age=${this.options.card.maxAgeSeconds}`,
+        'Content-Type': JSON_CONTENT,
+        'Content-Length': Buffer.byteLength(body),
+      })
       .end(body);
   }
 }

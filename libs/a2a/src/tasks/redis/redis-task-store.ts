@@ -104,6 +104,12 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
     return { keys, args };
   }
 
+  /**
+   * Redis holds its data outside the process, bounded by its own `maxmemory` and by key TTLs; byte
+   * budgets per caller on Redis are not enforced yet (issue 17, item 2).
+   */
+  async admit(): Promise<void> {}
+
   async list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {
     const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
     let min = '-';
