@@ -101,6 +101,16 @@ describe('peer options', () => {
     ]);
   });
 
+  it('credentialOrigins must be http(s) URLs or origins, every bad entry named, never its value', () => {
+    expect(problemsOf({ peers: [{ name: 'p', url: 'https://p.example.com', credentialOrigins: ['ftp://secret@x', 'https://api.example.com', 'nope'] }] })).toEqual([
+      'peers[0].credentialOrigins (peer "p"): entry 0 must be an absolute http(s) URL or origin',
+      'peers[0].credentialOrigins (peer "p"): entry 2 must be an absolute http(s) URL or origin',
+    ]);
+    expect(resolvePeersOptions({ peers: [{ name: 'p', url: 'https://p.example.com', credentialOrigins: ['https://api.example.com/any/path'] }] }).peers[0].credentialOrigins).toEqual([
+      'https://api.example.com',
+    ]);
+  });
+
   it('a peer on this machine over http is allowed only by its egress policy', () => {
     const local = { name: 'local', url: 'http://127.0.0.1:3000', egress: { allowHttp: true, allowHosts: ['127.0.0.1'] } };
     expect(problemsOf({ peers: [local] })).toEqual([]);
