@@ -14,6 +14,7 @@ import { AgentRegistry } from './server/agent-registry.js';
 import { SseStreams } from './server/http/sse-streams.js';
 import { A2AConfigurationError } from './config/a2a-configuration.error.js';
 import type { ResolvedServerOptions } from './server/server-options.js';
+import { PublicCardCheck } from './server/security/public-card-check.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -36,11 +37,13 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     @InjectA2AOptions() private readonly options: ResolvedServerOptions,
     @Inject(TaskCoordinator) private readonly coordinator: TaskCoordinator,
     @Inject(A2A_REDIS) private readonly redis: RedisConnection | undefined,
+    @Inject(PublicCardCheck) private readonly cardCheck: PublicCardCheck,
   ) {}
 
   /**
    * Once the server listens (the bound address is known only then): refuse to serve unguarded
-   * routes beyond loopback, then one line per agent with its card URL and security state.
+   * routes beyond loopback, then one line per agent with its card URL and security state, then a
+   * check that a client without credentials gets the card.
    */
   async onApplicationBootstrap(): Promise<void> {
     // a signing key that cannot sign fails start-up, not the first card request
@@ -61,6 +64,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
       return;
     }
     this.report();
+    if (typeof address === 'object' && address) this.cardCheck.start(address);
   }
 
   /**
@@ -68,6 +72,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
    * their streams and blocked callers get a final answer; then the streams still open are ended.
    */
   async onModuleDestroy(): Promise<void> {
+    this.cardCheck.stop();
     await this.tasks.shutdown();
     // streams of those tasks end by themselves once they wrote the final event; give them a moment
     for (let i = 0; i < 20 && this.streams.size > 0; i++) await sleep(10);
@@ -85,7 +90,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
   private report(): void {
     const defaultName = this.registry.defaultAgent.name;
     for (const agent of this.registry.all()) {
-      const role = agent.name === defaultName ? ` (default agent, also at ${this.cards.cardUrl()})` : '';
+      const role = agent.name === defaultName ? ` (default agent, also at ${this.cards.cardPath()})` : '';
       this.logger.log(`Agent "${agent.name}" ready${role}: card ${this.cards.cardUrl(agent.name)}; security: ${this.security.describe()}`);
     }
   }

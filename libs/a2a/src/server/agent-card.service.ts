@@ -114,6 +114,11 @@ export class AgentCardService {
     return this.publicUrl.of(agentCardPath(this.paths, agent));
   }
 
+  /** The same card's path on this app (its global prefix included). */
+  cardPath(agent?: string): string {
+    return this.publicUrl.prefixed(agentCardPath(this.paths, agent));
+  }
+
   private interfaces(agent: string | undefined): AgentInterface[] {
     const { jsonRpc, rest } = bindingPaths(this.paths, agent);
     const interfaces: AgentInterface[] = [];
