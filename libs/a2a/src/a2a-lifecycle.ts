@@ -14,7 +14,7 @@ import { AgentRegistry } from './server/agent-registry.js';
 import { SseStreams } from './server/http/sse-streams.js';
 import { A2AConfigurationError } from './config/a2a-configuration.error.js';
 import type { ResolvedServerOptions } from './server/server-options.js';
-import { PublicCardCheck } from './server/security/public-card-check.js';
+import { PublicCardCheck } from './server/http/public-card-check.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';

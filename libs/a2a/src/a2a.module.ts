@@ -13,7 +13,7 @@ import { A2ALifecycle } from './a2a-lifecycle.js';
 import { resolveA2APaths } from './server/a2a-paths.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
 import { createA2AControllers } from './server/http/a2a.controllers.js';
-import { PublicCardCheck } from './server/security/public-card-check.js';
+import { PublicCardCheck } from './server/http/public-card-check.js';
 import { AgentCardService } from './server/agent-card.service.js';
 import { AgentRegistry } from './server/agent-registry.js';
 import { A2ACallerResolver } from './server/caller-resolver.js';

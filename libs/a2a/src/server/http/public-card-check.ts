@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { WELL_KNOWN_AGENT_CARD_PATH } from '../../protocol/agent-card.js';
 import { PublicUrl } from '../public-url.js';
-import { A2A_PUBLIC, COMMON_PUBLIC_METADATA_KEY } from './a2a-public.decorator.js';
+import { A2A_PUBLIC, COMMON_PUBLIC_METADATA_KEY } from '../security/a2a-public.decorator.js';
 const CHECK_TIMEOUT_MS = 5_000;
 
 @Injectable()
