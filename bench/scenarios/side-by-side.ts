@@ -5,7 +5,7 @@
  *
  *   - Message answer: SendMessage answered with a Message, JSON-RPC and REST, 10 in flight;
  *     the ceiling is a bare Nest app on the same platform answering a fixed Message; node:http
- *     answering it too shows how far the load generator itself goes;
+ *     answering it too is a check on the load generator (which reaches at least the highest rate);
  *   - task lifecycle: blocking SendMessage (JSON-RPC) → SUBMITTED, WORKING, one artifact,
  *     COMPLETED, in memory and on Redis, 1, 10 and 32 in flight (with the Redis floor line);
  *   - streaming: SendStreamingMessage (JSON-RPC) with 4 events, 10 in flight;

@@ -11,8 +11,8 @@
  *     `DefaultRequestHandler` with its `InMemoryTaskStore`;
  *   - `ceiling`: a bare Nest app on Express or Fastify whose two routes answer a fixed Message (what
  *     the framework itself costs: body parsing, routing, serialisation);
- *   - `raw`: node:http answering the same fixed Message, no framework: the rate the load generator
- *     reaches, so a ceiling close to it is known to be the client's, not the server's.
+ *   - `raw`: node:http answering the same fixed Message, no framework (read, parse, answer): a check
+ *     on the load generator, which reaches at least the highest rate any server shows.
  *
  * The agents on `ours` and `sdk` are the lifecycle scenarios' (../support/lifecycle.ts): the same
  * work for the same text; `msg …` is answered with a Message, `hold <n> …` is a task held until the

@@ -1,8 +1,8 @@
 /**
  * The servers the side-by-side scenarios compare, each in a process of its own: ours on Express and
  * on Fastify, in memory and on Redis; the official SDK (Express, in memory); the ceiling on each
- * platform (a bare Nest app answering a fixed Message); node:http answering the same, to show what
- * the load generator itself reaches.
+ * platform (a bare Nest app answering a fixed Message); node:http answering the same, a check on the
+ * load generator.
  *
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
  */
