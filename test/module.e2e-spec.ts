@@ -316,6 +316,28 @@ describe('request validation on the wire', () => {
     expect(wrongVerb.status).toBe(405);
     expect(wrongVerb.headers.get('allow')).toBe('POST');
   });
+
+  // found by the fuzzer (test/fuzz.e2e-spec.ts): these reached Nest's own 400/404 shape
+  it.each(['/a2a/rest', '/a2a/rest/', '/agents/alpha/a2a/rest/'])('answers the interface URL itself (%s) with 404 in the REST error shape', async (path) => {
+    running = await alphaOnly();
+    const res = await fetch(`${running.url}${path}`, { headers: V1 });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as Json).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+  });
+
+  it('answers a path that is not valid percent-encoding in the binding shape', async () => {
+    running = await alphaOnly();
+    for (const path of ['/a2a/rest/tasks/%zz', '/a2a/rest/tasks/%E2%82:subscribe', '/a2a/rest/%ff/tasks']) {
+      const res = await fetch(`${running.url}${path}`, { headers: V1 });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringMatching(/percent-encoding/) });
+    }
+    const restAgent = await fetch(`${running.url}/agents/%zz/a2a/rest/tasks/x`, { headers: V1 });
+    expect(((await restAgent.json()) as Json).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
+    const rpc = await post(`${running.url}/agents/%zz/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }));
+    expect(rpc.status).toBe(200);
+    expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request path is not valid percent-encoding' } });
+  });
 });
 
 describe("the host app's own JSON body parser", () => {
@@ -349,6 +371,14 @@ describe("the host app's own JSON body parser", () => {
     expect(((await restBad.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
     const tooLarge = await post(`${running.url}/a2a/jsonrpc`, JSON.stringify({ pad: 'x'.repeat(200_000) }));
     expect(tooLarge.status).toBe(413);
+    // found by the fuzzer: a body that is not in the encoding it declares reached Nest's own 400 shape
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const notCompressed = await post(`${running.url}/a2a/jsonrpc`, '{"jsonrpc":"2.0","id":1,"method":"GetTask"}', { 'content-encoding': encoding });
+      expect(await notCompressed.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request body is not valid in its Content-Encoding' } });
+      const restNotCompressed = await post(`${running.url}/a2a/rest/message:send`, '{}', { 'content-encoding': encoding });
+      expect(restNotCompressed.status).toBe(400);
+      expect(((await restNotCompressed.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
+    }
 
     const ok = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('parsed by the host') });
     expect(ok.result.task.status.message.parts[0].text).toBe('alpha: parsed by the host');

@@ -1,7 +1,8 @@
 /**
  * The host app's JSON parser (Nest registers one for `application/json` by default) reads A2A
- * bodies before any route, and its failures never reach our controllers. This answers them in the
- * binding's own error shape, on A2A paths only; other routes keep the app's own handling.
+ * bodies before any route, and its failures never reach our controllers; nor do the router's, when
+ * a path parameter is not valid percent-encoding. This answers them in the binding's own error
+ * shape, on A2A paths only; other routes keep the app's own handling.
  */
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
@@ -17,7 +18,11 @@ import type { WireFormat } from './http-binding.js';
 import { REST_FORMAT } from './rest.binding.js';
 
 /** body-parser's error `type` → the protocol's error; undefined for errors that are not about the body. */
-function fromBodyParser(error: { type?: unknown; status?: unknown }): A2AError | undefined {
+function fromBodyParser(error: { type?: unknown; status?: unknown; errno?: unknown; code?: unknown }): A2AError | undefined {
+  // the router decodes path parameters before any route runs: a bad `%zz` ends here too
+  if (error instanceof URIError) return new InvalidRequestError('The request path is not valid percent-encoding');
+  // a body that is not in the Content-Encoding it declares: body-parser passes zlib's error on, untyped
+  if (isZlibError(error)) return new InvalidRequestError('The request body is not valid in its Content-Encoding');
   switch (error.type) {
     case 'entity.parse.failed':
       return new JsonParseError();
@@ -31,6 +36,23 @@ function fromBodyParser(error: { type?: unknown; status?: unknown }): A2AError |
         ? new InvalidRequestError('The request body could not be read')
         : undefined;
   }
+}
+
+function isZlibError(error: { status?: unknown; errno?: unknown; code?: unknown }): boolean {
+  return error.status === 400 && typeof error.errno === 'number' && typeof error.code === 'string' && /^(?:Z_|ERR_)/.test(error.code);
+}
+
+/**
+ * A path with `:agent` as a pattern that matches any segment without decoding it: the router
+ * decodes named parameters, so a bad `%zz` in the agent's name would fail this very handler.
+ */
+function mountPath(path: string): string | RegExp {
+  if (!path.includes('/:')) return path;
+  const pattern = path
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('\\/');
+  return new RegExp(`^${pattern}(?=\\/|$)`, 'i');
 }
 
 @Injectable()
@@ -47,8 +69,8 @@ export class HostBodyParserErrors implements OnModuleInit {
     if (!adapter || adapter.getType() !== 'express') return;
     for (const agent of [undefined, ':agent']) {
       const { jsonRpc, rest } = bindingPaths(this.paths, agent);
-      if (jsonRpc) adapter.use(this.publicUrl.prefixed(jsonRpc), this.handler(() => new JsonRpcFormat()));
-      if (rest) adapter.use(this.publicUrl.prefixed(rest), this.handler(() => REST_FORMAT));
+      if (jsonRpc) adapter.use(mountPath(this.publicUrl.prefixed(jsonRpc)), this.handler(() => new JsonRpcFormat()));
+      if (rest) adapter.use(mountPath(this.publicUrl.prefixed(rest)), this.handler(() => REST_FORMAT));
     }
   }
 
