@@ -13,6 +13,7 @@ import { AgentRegistry } from './server/agent-registry.js';
 import { A2ACallerResolver } from './server/caller-resolver.js';
 import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
 import { HostBodyParserErrors } from './server/http/host-body-parser-errors.js';
+import { HttpServerTimeouts } from './server/http/http-server-timeouts.js';
 import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
 import { RestBinding } from './server/http/rest.binding.js';
 import { SseStreams } from './server/http/sse-streams.js';
@@ -101,6 +102,7 @@ const PROVIDERS = [
   RestBinding,
   AgentCardEndpoint,
   HostBodyParserErrors,
+  HttpServerTimeouts,
   A2ALifecycle,
   SecurityInventory,
   JsonRpcExceptionFilter,

@@ -14,6 +14,7 @@ export type {
   A2ATaskOptions,
 } from './config/a2a-options.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
+export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
 
 // agents
 export {

@@ -17,6 +17,7 @@ import {
 } from '../client/peers/peer-options.js';
 import type { CredentialResolver } from '../client/peers/credentials.js';
 import type { ToolApproval } from '../client/peers/tool-approval.js';
+import { resolveHttpServerOptions, type A2AHttpServerOptions, type ResolvedHttpServerOptions } from '../server/http/http-server-timeouts.js';
 
 /** @publicApi */
 export interface A2ACardOptions {
@@ -116,6 +117,11 @@ export interface A2AModuleOptions {
    * Default false: such a start-up fails, since every caller would share one identity.
    */
   allowUnauthenticated?: boolean;
+  /**
+   * Timeouts of the HTTP server the app runs on, which cut clients that trickle their headers or
+   * body (they apply to every route of that server); `false` leaves the server as you set it.
+   */
+  httpServer?: A2AHttpServerOptions | false;
 }
 
 /** @publicApi */
@@ -192,6 +198,7 @@ export interface ResolvedA2AOptions {
   streaming: Required<A2AStreamingOptions>;
   limits: Required<A2ALimitOptions>;
   tasks: Required<A2ATaskOptions>;
+  httpServer: ResolvedHttpServerOptions | false;
 }
 
 export interface ResolvedA2APaths {
@@ -201,7 +208,7 @@ export interface ResolvedA2APaths {
   jwks: string;
 }
 
-const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound'> = {
+const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound' | 'httpServer'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
   limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
@@ -293,7 +300,7 @@ function pathProblems(paths: A2APathOptions): string[] {
  */
 export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions {
   // signing keys are key objects, not plain data: checked here for shape, and by signing itself at start-up
-  const { signing, redis, push, peers, credentials, outbound, ...plain } = options ?? {};
+  const { signing, redis, push, peers, credentials, outbound, httpServer, ...plain } = options ?? {};
   const problems = flatten(validateSync(plainToInstance(OptionsDto, plain), { forbidUnknownValues: false }));
   if (signing !== undefined && !Array.isArray(signing?.keys)) problems.push('signing.keys: must be an array of { key, alg, kid }');
   if (redis !== undefined && !redis.url && !redis.options && !redis.client) problems.push('redis: give a url, ioredis options or a client');
@@ -310,6 +317,7 @@ export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions
   }
   // peers, credentials and outbound settings: checked without dialling anything, never quoting a value
   const resolvedOutbound = resolvePeersOptions({ peers, credentials, outbound }, problems);
+  const resolvedHttpServer = resolveHttpServerOptions(httpServer, problems);
   if (problems.length > 0) throw new A2AConfigurationError(problems);
   return {
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
@@ -323,6 +331,7 @@ export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions
     streaming: { ...DEFAULTS.streaming, ...options.streaming },
     limits: { ...DEFAULTS.limits, ...options.limits },
     tasks: { ...DEFAULTS.tasks, ...options.tasks },
+    httpServer: resolvedHttpServer,
   };
 }
 
