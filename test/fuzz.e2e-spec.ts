@@ -13,8 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LoggerService } from '@nestjs/common';
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
+import { writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { Pool } from 'undici';
+import { Pool, errors } from 'undici';
 import { answerProblems, leaksIn, type Answer } from './support/answer-checks.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { hostileRequest, type FuzzTargets, type HostileRequest } from './support/hostile-requests.js';
@@ -23,6 +24,8 @@ import { V1, jsonRpcClient, userMessage } from './support/wire-client.js';
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 const SEED = process.env.FUZZ_SEED === undefined ? Math.floor(Math.random() * 0x7fffffff) : Number(process.env.FUZZ_SEED);
 const BATCH = 50;
+/** A stream quiet this long waits for its client (see readStream); far below the demo's 15 s heartbeat. */
+const STREAM_IDLE_MS = 3000;
 const FUZZ_TIMEOUT_MS = 600_000;
 
 /** Every line the app logs, with its optional stack and context, for the leak check. */
@@ -46,10 +49,21 @@ interface Sent {
   failure?: string;
 }
 
+/**
+ * One request and its whole answer. A connection reset is tried once more: a kept-alive
+ * connection the server closed as idle just when the client reused it is a race of keep-alive
+ * itself (busy machines lose it now and then), not an answer; a request that resets its
+ * connection every time is still reported.
+ */
 async function send(pool: Pool, request: HostileRequest): Promise<Sent> {
+  const sent = await sendOnce(pool, request);
+  return sent.failure && /ECONNRESET|other side closed/.test(sent.failure) ? sendOnce(pool, request) : sent;
+}
+
+async function sendOnce(pool: Pool, request: HostileRequest): Promise<Sent> {
   try {
     const body = request.body && request.chunked ? Readable.from(chunksOf(request.body)) : request.body;
-    const res = await pool.request({ method: request.method as 'POST', path: request.path, headers: request.headers, body });
+    const res = await pool.request({ method: request.method as 'POST', path: request.path, headers: request.headers, body, bodyTimeout: STREAM_IDLE_MS });
     const isStream = String(res.headers['content-type'] ?? '').startsWith('text/event-stream');
     return { request, answer: { status: res.statusCode, headers: res.headers, body: isStream ? await readStream(res.body) : Buffer.from(await res.body.arrayBuffer()) } };
   } catch (error) {
@@ -58,21 +72,25 @@ async function send(pool: Pool, request: HostileRequest): Promise<Sent> {
 }
 
 /**
- * An SSE body to its end, or up to an event that leaves the task waiting for its client
- * (INPUT_REQUIRED, AUTH_REQUIRED): a subscription to such a task stays open for the next turn, so
- * the client hangs up there (which exercises clients that leave mid-stream, too).
+ * An SSE body to its end, or until the task waits for its client: after an INPUT_REQUIRED or
+ * AUTH_REQUIRED event, or when nothing came for STREAM_IDLE_MS (a subscription that has seen
+ * every event of an interrupted task, by its Last-Event-ID, waits for the next turn). The client
+ * hangs up there, which exercises clients that leave mid-stream too.
  */
 async function readStream(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let interrupted = false;
   const parser = createParser({ onEvent: (e) => (interrupted ||= /"state":"TASK_STATE_(?:INPUT|AUTH)_REQUIRED"/.test(e.data)) });
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    parser.feed(chunk.toString('utf8'));
-    if (interrupted) {
-      body.destroy();
-      break;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      parser.feed(chunk.toString('utf8'));
+      if (interrupted) break;
     }
+  } catch (error) {
+    if (!(error instanceof errors.BodyTimeoutError)) throw error;
+  } finally {
+    body.destroy();
   }
   return Buffer.concat(chunks);
 }
@@ -149,7 +167,7 @@ describe.each<FuzzedApp>([
 
   beforeAll(async () => {
     demo = await startDemo(env, { bodyParser, logger });
-    pool = new Pool(demo.url, { connections: 16, headersTimeout: 15_000, bodyTimeout: 15_000 });
+    pool = new Pool(demo.url, { connections: 16, headersTimeout: 15_000, keepAliveMaxTimeout: 2000 });
     targets = await makeTargets(demo.url, auth);
   });
   afterAll(async () => {
@@ -191,6 +209,9 @@ describe.each<FuzzedApp>([
           if (problems.length > 0) report.push(`${describeRequest(sent.request)}\n    answer ${describeAnswer(sent)}\n    → ${problems.join('; ')}`);
         }
         report.push(...(await stillServes()));
+        if (report.length > 0 && process.env.FUZZ_DUMP) {
+          writeFileSync(process.env.FUZZ_DUMP, results.map((r) => `${describeRequest(r.request)}\n    answer ${describeAnswer(r)}`).join('\n'));
+        }
         if (report.length > 0) throw new Error(`${report.length} bad answer(s):\n${report.slice(0, 5).join('\n')}`);
       });
       const shrink = process.env.FUZZ_SHRINK === '1';
