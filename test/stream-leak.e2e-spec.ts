@@ -8,13 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { ensureBuilt } from './support/built-demo.js';
 import { V1, jsonRpcClient, userMessage } from './support/wire-client.js';
 
 interface Measured {
   heapUsed: number;
   openStreams: number;
-  waitingFollowers: number;
+  /** In memory: followers waiting on a log; on Redis: logs its blocking reader follows. */
+  followers: number;
 }
 
 type StreamKind = 'jsonrpc send' | 'rest send' | 'jsonrpc subscribe' | 'rest subscribe (GET)' | 'rest subscribe (POST)';
@@ -28,7 +30,12 @@ const AT_ONCE = 50;
  */
 const HEAP_GROWTH_LIMIT = 2 * 1024 * 1024;
 
-describe('1,000 SSE streams opened and dropped mid-stream', () => {
+const REDIS_PREFIX = uniquePrefix();
+
+describe.each([
+  { backend: 'in memory', env: {} },
+  { backend: 'on Redis', env: { PROBE_REDIS_URL: REDIS_URL, PROBE_REDIS_PREFIX: REDIS_PREFIX } },
+])('1,000 SSE streams opened and dropped mid-stream, $backend', ({ env }) => {
   let child: ChildProcess;
   let url: string;
   let holdTaskId: string;
@@ -98,14 +105,14 @@ describe('1,000 SSE streams opened and dropped mid-stream', () => {
     let last = await measure();
     await waitUntil(async () => {
       last = await measure();
-      return last.openStreams === 0 && last.waitingFollowers === 0;
+      return last.openStreams === 0 && last.followers === 0;
     });
     return last;
   }
 
   beforeAll(async () => {
     await ensureBuilt();
-    child = fork('test/support/stream-leak-probe.mjs', [], { execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child = fork('test/support/stream-leak-probe.mjs', [], { execArgv: ['--expose-gc'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     url = (await next<{ url: string }>('ready')).url;
     // the task every subscription follows: WORKING until the end of the test
     const held = await jsonRpcClient(`${url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('hold'), configuration: { returnImmediately: true } });
@@ -113,16 +120,18 @@ describe('1,000 SSE streams opened and dropped mid-stream', () => {
   }, 240_000);
 
   afterAll(async () => {
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.send({ type: 'stop' });
-    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(kill);
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ type: 'stop' });
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(kill);
+    }
+    if (env.PROBE_REDIS_PREFIX) await deleteKeysUnder(env.PROBE_REDIS_PREFIX);
   });
 
   it(
-    'leaves no open stream, no waiting follower and no heap growth behind',
+    'leaves no open stream, no follower and no heap growth behind',
     async () => {
       // a first round warms up what is made once (compiled code, pools, caches)
       await openAndDropStreams(STREAMS);
@@ -130,7 +139,7 @@ describe('1,000 SSE streams opened and dropped mid-stream', () => {
       await openAndDropStreams(STREAMS);
       const after = await settled();
       if (process.env.LEAK_VERBOSE === '1') process.stdout.write(`heap ${baseline.heapUsed} → ${after.heapUsed} (${after.heapUsed - baseline.heapUsed} bytes)\n`);
-      expect({ openStreams: after.openStreams, waitingFollowers: after.waitingFollowers }).toEqual({ openStreams: 0, waitingFollowers: 0 });
+      expect({ openStreams: after.openStreams, followers: after.followers }).toEqual({ openStreams: 0, followers: 0 });
       expect(after.heapUsed - baseline.heapUsed).toBeLessThan(HEAP_GROWTH_LIMIT);
     },
     240_000,

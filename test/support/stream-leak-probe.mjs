@@ -2,7 +2,8 @@
  * The app of the stream-leak test (test/stream-leak.e2e-spec.ts), run in a child process of its
  * own with --expose-gc, so its heap is measured without jest in it. Plain JavaScript over the
  * built library (`npm run build`). It answers the parent over IPC:
- *   { type: 'measure' } → { heapUsed, openStreams, waitingFollowers } after full GCs.
+ *   { type: 'measure' } → { heapUsed, openStreams, followers } after full GCs.
+ * With PROBE_REDIS_URL (and PROBE_REDIS_PREFIX) the tasks and logs are in Redis.
  */
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
@@ -24,7 +25,13 @@ A2AAgent({ name: 'probe', description: 'Streams for the leak test', skills: [{ i
 class ProbeApp {}
 Module({
   // finished tasks are let go at once: what stays is what the streams left behind
-  imports: [A2AModule.forRoot({ tasks: { maxTerminalTasks: 1, retentionMs: 1000 }, httpServer: false })],
+  imports: [
+    A2AModule.forRoot({
+      tasks: { maxTerminalTasks: 1, retentionMs: 1000 },
+      redis: process.env.PROBE_REDIS_URL ? { url: process.env.PROBE_REDIS_URL, keyPrefix: process.env.PROBE_REDIS_PREFIX } : undefined,
+      httpServer: false,
+    }),
+  ],
   providers: [ProbeAgent],
 })(ProbeApp);
 
@@ -41,7 +48,8 @@ async function measure() {
   return {
     heapUsed: process.memoryUsage().heapUsed,
     openStreams: app.get(SseStreams).size,
-    waitingFollowers: log.waitingFollowers,
+    // in memory: followers waiting on a log; on Redis: logs the one blocking reader follows
+    followers: log.waitingFollowers ?? log.followedLogs,
   };
 }
 
