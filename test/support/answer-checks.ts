@@ -286,8 +286,9 @@ function streamProblems(request: HostileRequest, answer: Answer): string[] {
 }
 
 function leakProblems(request: HostileRequest, answer: Answer): string[] {
-  const sent = [request.path, JSON.stringify(request.headers), request.body?.toString('utf8') ?? ''].join('\n');
   const received = [answer.body.toString('utf8'), ...Object.values(answer.headers).flat()].join('\n');
+  if (leaksIn(received).length === 0) return [];
+  const sent = [request.path, JSON.stringify(request.headers), request.body?.toString('utf8') ?? ''].join('\n');
   return leaksIn(received, sent).map((leak) => `leaks ${JSON.stringify(leak.slice(0, 80))}`);
 }
 
