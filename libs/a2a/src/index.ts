@@ -122,6 +122,7 @@ export {
   A2AHttpError,
   A2ATimeoutError,
   CircuitOpenError,
+  CredentialsWithheldError,
   InvalidClientOptionsError,
   NoCompatibleInterfaceError,
   UnknownA2AError,

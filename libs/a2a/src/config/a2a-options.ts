@@ -3,6 +3,7 @@ import { Type, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested, validateSync, type ValidationError } from 'class-validator';
 import type { CanActivate, Type as NestType } from '@nestjs/common';
 import type { CardSigner } from '../protocol/card-signing.js';
+import { DEFAULT_DECODE_LIMITS } from '../protocol/codec.js';
 import type { A2ARedisOptions } from '../tasks/redis/redis-connection.js';
 import { DEFAULT_KEY_PREFIX } from '../tasks/redis/redis-keys.js';
 import { resolvePushOptions, type A2APushOptions, type ResolvedPushOptions } from '../push/push-options.js';
@@ -37,7 +38,11 @@ export interface A2AStreamingOptions {
   heartbeatMs?: number;
   /** Open SSE streams allowed at once. Default 20000. */
   maxStreams?: number;
-  /** Open SSE streams allowed at once per caller subject. Default 20000 (without authentication every caller shares one subject). */
+  /**
+   * Open SSE streams allowed at once per caller subject. Default 1000, so that one caller cannot
+   * take every slot of `maxStreams`. Without authentication every caller shares one subject: raise
+   * it to `maxStreams` there.
+   */
   maxStreamsPerCaller?: number;
 }
 
@@ -49,6 +54,17 @@ export interface A2ALimitOptions {
   maxJsonDepth?: number;
   /** An executor running longer is aborted and its task FAILED. Default 600000 (10 min). */
   executorTimeoutMs?: number;
+  /**
+   * Parts of one message in a request. Default 1000. Checked while decoding, before the parts are
+   * read, so a message of a million empty parts costs no more than its JSON parse.
+   */
+  maxPartsPerMessage?: number;
+  /** Bytes of one part's content in a request (text as UTF-8, raw as its base64, URL, data as JSON). Default 1 MiB. */
+  maxPartBytes?: number;
+  /** Bytes of one `metadata` object in a request, as JSON. Default 64 KiB. */
+  maxMetadataBytes?: number;
+  /** Items of any other list in a request (`extensions`, `referenceTaskIds`, `acceptedOutputModes` …) and entries of a map. Default 100. */
+  maxListItems?: number;
 }
 
 /** @publicApi */
@@ -210,8 +226,8 @@ export interface ResolvedA2APaths {
 
 const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound' | 'httpServer'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
-  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
-  limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
+  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 1_000 },
+  limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000, ...DEFAULT_DECODE_LIMITS },
   tasks: {
     retentionMs: 3_600_000,
     maxTerminalTasks: 10_000,
@@ -248,6 +264,10 @@ class LimitsDto {
   @IsOptional() @IsInt() @Min(1024) maxBodyBytes?: number;
   @IsOptional() @IsInt() @Min(4) @Max(10_000) maxJsonDepth?: number;
   @IsOptional() @IsInt() @Min(1) executorTimeoutMs?: number;
+  @IsOptional() @IsInt() @Min(1) maxPartsPerMessage?: number;
+  @IsOptional() @IsInt() @Min(1) maxPartBytes?: number;
+  @IsOptional() @IsInt() @Min(2) maxMetadataBytes?: number;
+  @IsOptional() @IsInt() @Min(1) maxListItems?: number;
 }
 
 class TasksDto {

@@ -10,6 +10,7 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
+  echoed,
 } from '../protocol/errors.js';
 import { jsonSizeOf } from '../protocol/json-value.js';
 import {
@@ -150,7 +151,7 @@ export class TaskManager {
     let prior: StoredTask | undefined;
     if (message.taskId) {
       prior = await this.store.get(params.scope, message.taskId);
-      if (!prior) throw new TaskNotFoundError(`Task ${message.taskId} not found`, { taskId: message.taskId });
+      if (!prior) throw new TaskNotFoundError(`Task ${echoed(message.taskId)} not found`, { taskId: echoed(message.taskId) });
       const state = prior.task.status.state;
       if (isTerminalState(state)) {
         throw new UnsupportedOperationError(
@@ -172,14 +173,14 @@ export class TaskManager {
     const inlineClaim = !prior && this.committer.claims === true;
     const claim = inlineClaim ? Promise.resolve(true) : prior ? undefined : this.coordinator.claim(taskId, params.scope);
     if (prior && (this.executions.has(taskId) || !(await this.claimContinuation(prior, params.scope)))) {
-      throw new UnsupportedOperationError(`Task ${taskId} is still working on the previous message`, { taskId });
+      throw new UnsupportedOperationError(`Task ${echoed(taskId)} is still working on the previous message`, { taskId: echoed(taskId) });
     }
     if (prior) {
       // another instance may have moved the task on before the claim was ours
       prior = await this.store.get(params.scope, taskId);
       if (!prior || isTerminalState(prior.task.status.state)) {
         await this.coordinator.release(taskId);
-        throw new UnsupportedOperationError(`Task ${taskId} has finished meanwhile; start a new task in the same context`, { taskId });
+        throw new UnsupportedOperationError(`Task ${echoed(taskId)} has finished meanwhile; start a new task in the same context`, { taskId: echoed(taskId) });
       }
     }
     const contextId = prior?.task.contextId ?? message.contextId ?? this.newId();
@@ -215,7 +216,7 @@ export class TaskManager {
   /** @throws TaskNotFoundError */
   async get(scope: TaskScope, taskId: string): Promise<StoredTask> {
     const stored = await this.store.get(scope, taskId);
-    if (!stored) throw new TaskNotFoundError(`Task ${taskId} not found`, { taskId });
+    if (!stored) throw new TaskNotFoundError(`Task ${echoed(taskId)} not found`, { taskId: echoed(taskId) });
     return stored;
   }
 
@@ -245,7 +246,7 @@ export class TaskManager {
       }
       const state = task.status.state;
       if (state === 'TASK_STATE_CANCELED') return task;
-      if (isTerminalState(state)) throw new TaskNotCancelableError(`Task ${taskId} is ${state} and cannot be canceled`, { taskId });
+      if (isTerminalState(state)) throw new TaskNotCancelableError(`Task ${echoed(taskId)} is ${state} and cannot be canceled`, { taskId: echoed(taskId) });
       return task; // the instance running it did not stop it in time: the state says so (spec §3.1.5)
     }
   }
@@ -589,7 +590,7 @@ class Execution implements Turn, TurnSink {
     const refuse = (error: unknown) => {
       const reason =
         error instanceof ConcurrentTaskUpdateError
-          ? new UnsupportedOperationError(`Task ${this.taskId} changed while this message arrived; read it and try again`, { taskId: this.taskId })
+          ? new UnsupportedOperationError(`Task ${echoed(this.taskId)} changed while this message arrived; read it and try again`, { taskId: echoed(this.taskId) })
           : error;
       this.startedDeferred.reject(reason);
       this.closed = true;
