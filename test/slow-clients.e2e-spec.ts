@@ -103,12 +103,18 @@ describe('slow clients, with short server timeouts', () => {
     expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, 5000]);
   });
 
-  it('cuts trickled headers and a trickled body, while open streams (POST with a body, and GET) go on for many request timeouts', async () => {
+  it('cuts trickled headers and a trickled body, while open streams (POST with a body, and GET) and a blocking SendMessage go on for many request timeouts', async () => {
     const sent = await openStream(`${running.url}/a2a/rest/message:stream`, 'POST', JSON.stringify({ message: userMessage('wait') }));
     await waitUntil(() => sent.events.length >= 2); // the task, then WORKING
     const taskId = sent.events[0].task.id as string;
     const subscribed = await openStream(`${running.url}/a2a/rest/tasks/${taskId}:subscribe`, 'GET');
     await waitUntil(() => subscribed.events.length >= 1);
+    // a blocking SendMessage: its answer, too, comes long after its request was received
+    const rpc = jsonRpcClient(`${running.url}/a2a/jsonrpc`);
+    const blocking = rpc.call('SendMessage', { message: userMessage('wait') });
+    const working = async () => ((await rpc.call('ListTasks', { status: 'TASK_STATE_WORKING' })).result?.tasks ?? []).map((t: Json) => t.id as string);
+    await waitUntil(async () => (await working()).length === 2);
+    const blockingTaskId = (await working()).find((id: string) => id !== taskId);
 
     // 400 pieces at 50 ms would take 20 s: the cut comes after about half a second
     const headers = await trickle(port, 'POST /a2a/jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: y\r\n', 400);
@@ -126,9 +132,11 @@ describe('slow clients, with short server timeouts', () => {
     expect(subscribed.heartbeats).toBeGreaterThanOrEqual(4);
     expect([sent.ended, subscribed.ended]).toEqual([false, false]);
 
-    // and they end as streams do, at the task's final state
-    const canceled = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('CancelTask', { id: taskId });
+    // and they end as streams do, at the task's final state; the blocking call answers then
+    const canceled = await rpc.call('CancelTask', { id: taskId });
     expect(canceled.result.status.state).toBe('TASK_STATE_CANCELED');
+    expect((await rpc.call('CancelTask', { id: blockingTaskId })).result.status.state).toBe('TASK_STATE_CANCELED');
+    expect((await blocking).result.task.status.state).toBe('TASK_STATE_CANCELED');
     await waitUntil(() => sent.ended && subscribed.ended);
     expect(sent.events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_CANCELED');
     expect(subscribed.events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_CANCELED');
