@@ -99,7 +99,7 @@ export function answerProblems(request: HostileRequest, answer: Answer): string[
     return [...problems, 'the body is not JSON'];
   }
   if (request.binding === 'JSONRPC') problems.push(...jsonRpcProblems(request, answer, body));
-  else problems.push(...restProblems(answer, body));
+  else problems.push(...restProblems(request, answer, body));
   return problems;
 }
 
@@ -112,23 +112,53 @@ export function answerProblems(request: HostileRequest, answer: Answer): string[
  * answers with id null, which is allowed for errors raised before the envelope was read.
  */
 export function requestId(request: HostileRequest): string | number | null | undefined {
-  if (!request.body) return undefined;
-  let bytes = request.body;
-  try {
-    if (/gzip/i.test(request.headers['Content-Encoding'] ?? '')) bytes = gunzipSync(bytes);
-  } catch {
-    return undefined;
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder(request.shape.includes('utf-16') ? 'utf-16le' : 'utf-8').decode(bytes));
-  } catch {
-    return undefined;
-  }
+  const parsed = parsedBody(request);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const id = (parsed as { id?: unknown }).id;
   if (id === undefined || id === null) return null;
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : undefined;
+}
+
+/** The request body as a lenient reader parses it (see requestId); undefined when it does not parse. */
+function parsedBody(request: HostileRequest): unknown {
+  if (!request.body) return undefined;
+  try {
+    const bytes = /gzip/i.test(request.headers['Content-Encoding'] ?? '') ? gunzipSync(request.body) : request.body;
+    return JSON.parse(new TextDecoder(request.shape.includes('utf-16') ? 'utf-16le' : 'utf-8').decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isTask = (value: unknown) => isObject(value) && typeof value.id === 'string' && isObject(value.status) && typeof value.status.state === 'string';
+
+/** What a successful result of each v1.0 operation looks like (digest §2.2); v0.3 results are not judged. */
+const RESULT_SHAPES: Record<string, (result: unknown) => boolean> = {
+  SendMessage: (r) => isObject(r) && ['task', 'message'].filter((m) => m in r).length === 1 && (!('task' in r) || isTask(r.task)),
+  GetTask: isTask,
+  CancelTask: isTask,
+  ListTasks: (r) => isObject(r) && Array.isArray(r.tasks) && r.tasks.every(isTask),
+  GetExtendedAgentCard: (r) => isObject(r) && typeof r.name === 'string',
+  CreateTaskPushNotificationConfig: (r) => isObject(r) && typeof r.url === 'string',
+  GetTaskPushNotificationConfig: (r) => isObject(r) && typeof r.url === 'string',
+  ListTaskPushNotificationConfigs: (r) => isObject(r) && Array.isArray(r.configs),
+  DeleteTaskPushNotificationConfig: (r) => r === null || isObject(r),
+};
+
+/** The v1.0 operation a REST request names, for the routes whose result is judged. */
+function restOperation(request: HostileRequest): string | undefined {
+  const path = request.path.split('?')[0];
+  if (request.method === 'POST' && path.endsWith('/message:send')) return 'SendMessage';
+  if (request.method === 'POST' && path.endsWith(':cancel')) return 'CancelTask';
+  if (request.method === 'GET' && /\/tasks\/[^/:]+$/.test(path)) return 'GetTask';
+  if (request.method === 'GET' && path.endsWith('/tasks')) return 'ListTasks';
+  return undefined;
+}
+
+function resultProblems(operation: unknown, result: unknown): string[] {
+  const shape = typeof operation === 'string' && Object.hasOwn(RESULT_SHAPES, operation) ? RESULT_SHAPES[operation] : undefined;
+  return shape && !shape(result) ? [`a ${operation} result that is not one: ${JSON.stringify(result).slice(0, 200)}`] : [];
 }
 
 function jsonRpcProblems(request: HostileRequest, answer: Answer, body: unknown): string[] {
@@ -141,6 +171,7 @@ function jsonRpcProblems(request: HostileRequest, answer: Answer, body: unknown)
   const error = (body as { error?: { code?: unknown } })?.error;
   if (error === undefined) {
     if (answer.status !== 200) problems.push(`a result with HTTP ${answer.status}`);
+    problems.push(...resultProblems((parsedBody(request) as { method?: unknown })?.method, (body as { result?: unknown })?.result));
     return problems;
   }
   const code = error.code as number;
@@ -199,12 +230,12 @@ function jsonRpcErrorProblems(error: unknown): string[] {
 
 // ---- HTTP+JSON ----
 
-function restProblems(answer: Answer, body: unknown): string[] {
+function restProblems(request: HostileRequest, answer: Answer, body: unknown): string[] {
   if (answer.status >= 200 && answer.status < 300) {
     if (answer.status !== 200) return [`success with HTTP ${answer.status} (the spec's answers are 200)`];
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['a success body that is not a JSON object'];
     if ('error' in body) return ['a success (HTTP 200) that holds an "error"'];
-    return [];
+    return resultProblems(restOperation(request), body);
   }
   const problems = restErrorProblems(body, answer.status);
   problems.push(...authAndAllowProblems(answer));
