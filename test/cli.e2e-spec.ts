@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { startHttpServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+import { startHttpServer } from 'nestjs-a2a/testing';
 import { FLAG_OPTIONS, VALUE_OPTIONS } from '../libs/a2a/src/cli/args.js';
 import { EXIT_CODES, runCli } from '../libs/a2a/src/cli/cli.js';
 import { v03SdkServerForSuite } from './support/a2a-js-v03-server.js';

@@ -5,16 +5,8 @@
  * types throughout.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  A2ACircuitBreakers,
-  A2AClient,
-  InternalError,
-  TaskNotCancelableError,
-  TaskNotFoundError,
-  UnsupportedOperationError,
-  type A2ABinding,
-  type Task,
-} from 'nestjs-a2a';
+import { InternalError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError, type Task } from 'nestjs-a2a';
+import { A2ACircuitBreakers, A2AClient, type A2ABinding } from 'nestjs-a2a/client';
 import { v03SdkServerForSuite, type V03SdkServer } from './support/a2a-js-v03-server.js';
 import { describeEvent, taskOf } from './support/client-results.js';
 import { userMessage } from './support/wire-client.js';

@@ -11,7 +11,8 @@ import express from 'express';
 import { AGENT_CARD_PATH, AgentCard, Message, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { A2AClient, A2ACircuitBreakers, TaskNotCancelableError, TaskNotFoundError, type A2ABinding } from 'nestjs-a2a';
+import { TaskNotCancelableError, TaskNotFoundError } from 'nestjs-a2a';
+import { A2ACircuitBreakers, A2AClient, type A2ABinding } from 'nestjs-a2a/client';
 import { describeEvent, taskOf } from './support/client-results.js';
 import { userMessage } from './support/wire-client.js';
 

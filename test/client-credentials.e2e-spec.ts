@@ -7,18 +7,9 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { generateKeyPair, type CryptoKey } from 'jose';
-import {
-  A2AClient,
-  CardSignatureError,
-  CredentialsWithheldError,
-  InvalidClientOptionsError,
-  publicJwks,
-  signAgentCard,
-  type A2ABinding,
-  type A2AClientOptions,
-  type AgentCard,
-} from 'nestjs-a2a';
-import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+import { publicJwks, signAgentCard, type AgentCard } from 'nestjs-a2a';
+import { A2AClient, CardSignatureError, CredentialsWithheldError, InvalidClientOptionsError, type A2ABinding, type A2AClientOptions } from 'nestjs-a2a/client';
+import { startHttpServer, type LoopbackServer } from 'nestjs-a2a/testing';
 import { userMessage } from './support/wire-client.js';
 
 const LOCAL = { egress: { allowHttp: true, allowPrivate: true }, circuitBreakers: false } as const;

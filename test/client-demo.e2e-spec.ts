@@ -4,21 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
-  A2AClient,
+  ContentTypeNotSupportedError,
   InvalidParamsError,
   PushNotificationNotSupportedError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnauthenticatedError,
   UnsupportedOperationError,
-  ContentTypeNotSupportedError,
   VersionNotSupportedError,
-  A2ACircuitBreakers,
-  type A2AClientOptions,
-  type A2ABinding,
-  type A2ARequestInfo,
 } from 'nestjs-a2a';
-import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+import { A2ACircuitBreakers, A2AClient, type A2ABinding, type A2AClientOptions, type A2ARequestInfo } from 'nestjs-a2a/client';
+import { startHttpServer, type LoopbackServer } from 'nestjs-a2a/testing';
 import { describeEvent, taskOf } from './support/client-results.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage, type Json } from './support/wire-client.js';

@@ -5,9 +5,9 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { A2AClient, CredentialsWithheldError, InvalidAgentResponseError, MethodNotFoundError, VersionNotSupportedError, type AgentCard } from 'nestjs-a2a';
-import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
-import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
+import { InvalidAgentResponseError, MethodNotFoundError, VersionNotSupportedError, type AgentCard } from 'nestjs-a2a';
+import { A2AClient, CredentialsWithheldError } from 'nestjs-a2a/client';
+import { rejectionOf, startHttpServer, type LoopbackServer } from 'nestjs-a2a/testing';
 import { describeEvent, json } from './support/client-results.js';
 import { userMessage } from './support/wire-client.js';
 

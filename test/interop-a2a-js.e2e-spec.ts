@@ -33,7 +33,7 @@ import {
   isJsonRpcError,
   isRestError,
 } from '@a2a-js/sdk/errors';
-import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
+import { rejectionOf } from 'nestjs-a2a/testing';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';

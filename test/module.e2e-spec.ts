@@ -3,14 +3,26 @@
  * extensions, card caching, media types, limits, the host's own body parser, SSE housekeeping.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Body, Controller, Injectable, Module, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Injectable,
+  Module,
+  Post,
+  UnauthorizedException,
+  type CanActivate,
+  type DynamicModule,
+  type ExecutionContext,
+  type Provider,
+} from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, readSse, restClient, userMessage, type Json } from './support/wire-client.js';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 
 @A2AAgent({ name: 'alpha', description: 'First agent', skills: [{ id: 'a', name: 'A', description: 'a', tags: ['a'] }] })
 @Injectable()
@@ -166,6 +178,21 @@ describe('start-up validation', () => {
   it('refuses bad paths when the module is defined', () => {
     expect(() => A2AModule.forRoot({ paths: { jsonRpc: 'no-slash', rest: false } })).toThrow(A2AConfigurationError);
     expect(() => A2AModule.forRoot({ paths: { jsonRpc: false, rest: false } })).toThrow(/at least one binding/);
+  });
+
+  it('lists the problems of the options, the agents and defaultAgent in one error, forRootAsync too', async () => {
+    @A2AAgent({ name: 'no execute', description: 'd', skills: [] })
+    @Injectable()
+    class NotAnExecutor {}
+    const a2a = A2AModule.forRootAsync({ useFactory: () => ({ defaultAgent: 'gamma', streaming: { heartbeatMs: 5 }, limits: { maxBodyBytes: 1 } }) });
+    const error: Json = await compile(a2a, [AlphaAgent, BetaAgent, NotAnExecutor]).catch((e) => e);
+    expect(error).toBeInstanceOf(A2AConfigurationError);
+    expect(error.problems).toEqual([
+      'streaming.heartbeatMs: must be an integer of at least 1000',
+      'limits.maxBodyBytes: must be an integer of at least 1024',
+      expect.stringMatching(/^@A2AAgent NotAnExecutor: the class must implement AgentExecutor/),
+      'defaultAgent: no agent is named "gamma" (published: alpha, beta)',
+    ]);
   });
 
   it('asks which agent is the default when several are published, and checks the name', async () => {
@@ -327,16 +354,24 @@ describe('request validation on the wire', () => {
 
   it('answers a path that is not valid percent-encoding in the binding shape', async () => {
     running = await alphaOnly();
-    for (const path of ['/a2a/rest/tasks/%zz', '/a2a/rest/tasks/%E2%82:subscribe', '/a2a/rest/%ff/tasks']) {
+    for (const path of ['/a2a/rest/tasks/%zz', '/a2a/rest/tasks/%E2%82:subscribe', '/a2a/rest/%ff/tasks', '/agents/%zz/a2a/rest/tasks/x']) {
       const res = await fetch(`${running.url}${path}`, { headers: V1 });
       expect(res.status).toBe(400);
       expect(((await res.json()) as Json).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringMatching(/percent-encoding/) });
     }
-    const restAgent = await fetch(`${running.url}/agents/%zz/a2a/rest/tasks/x`, { headers: V1 });
-    expect(((await restAgent.json()) as Json).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' });
     const rpc = await post(`${running.url}/agents/%zz/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }));
     expect(rpc.status).toBe(200);
-    expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request path is not valid percent-encoding' } });
+    expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'The request path is not valid percent-encoding' } });
+  });
+
+  it('answers a body that is not in the Content-Encoding it declares in the binding shape', async () => {
+    running = await alphaOnly();
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const rpc = await post(`${running.url}/a2a/jsonrpc`, '{"jsonrpc":"2.0","id":1,"method":"GetTask"}', { 'content-encoding': encoding });
+      expect(((await rpc.json()) as Json).error.code).toBe(-32005);
+      const rest = await post(`${running.url}/a2a/rest/message:send`, '{}', { 'content-encoding': encoding });
+      expect(((await rest.json()) as Json).error).toMatchObject({ code: rest.status, status: 'INVALID_ARGUMENT' });
+    }
   });
 });
 
@@ -349,7 +384,28 @@ describe("the host app's own JSON body parser", () => {
     }
   }
 
-  it('leaves the host routes alone and answers parser failures on A2A paths in the binding shape', async () => {
+  /** What a host's global guard sees of the request body (Nest's parser used to fill it in). */
+  @Injectable()
+  class BodyPeekingGuard implements CanActivate {
+    static seen: unknown[] = [];
+    canActivate(context: ExecutionContext): boolean {
+      const req = context.switchToHttp().getRequest<{ method: string; body?: { method?: unknown; message?: unknown } }>();
+      // the module's own start-up look at the card (a GET) passes here too
+      if (req.method === 'POST') BodyPeekingGuard.seen.push(req.body?.method ?? (req.body?.message === undefined ? undefined : 'message'));
+      return true;
+    }
+  }
+
+  /** A default app, as `NestFactory.create(AppModule)` makes it: Nest's own body parsers on (JSON: 100 kB). */
+  async function defaultApp(a2a: DynamicModule, extraProviders: Provider[] = []): Promise<RunningApp> {
+    @Module({ imports: [a2a], providers: [AlphaAgent, ...extraProviders], controllers: [HostController] })
+    class AppModule {}
+    const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+    await app.listen(0, '127.0.0.1');
+    return { app, url: await app.getUrl(), close: () => app.close() };
+  }
+
+  it('leaves the host routes to the app parser and reads A2A bodies with the module limits, in the binding shape', async () => {
     @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent], controllers: [HostController] })
     class HostApp {}
     const moduleRef = await Test.createTestingModule({ imports: [HostApp] }).compile();
@@ -369,21 +425,60 @@ describe("the host app's own JSON body parser", () => {
     const restBad = await post(`${running.url}/a2a/rest/message:send`, '{bad');
     expect(restBad.status).toBe(400);
     expect(((await restBad.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
-    const tooLarge = await post(`${running.url}/a2a/jsonrpc`, JSON.stringify({ pad: 'x'.repeat(200_000) }));
-    expect(tooLarge.status).toBe(413);
-    // found by the fuzzer: a body that is not in the encoding it declares reached Nest's own 400 shape
-    for (const encoding of ['gzip', 'deflate', 'br']) {
-      const notCompressed = await post(`${running.url}/a2a/jsonrpc`, '{"jsonrpc":"2.0","id":1,"method":"GetTask"}', { 'content-encoding': encoding });
-      expect(await notCompressed.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'The request body is not valid in its Content-Encoding' } });
-      const restNotCompressed = await post(`${running.url}/a2a/rest/message:send`, '{}', { 'content-encoding': encoding });
-      expect(restNotCompressed.status).toBe(400);
-      expect(((await restNotCompressed.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
-    }
+    // over Nest's 100 kB, under the module's 1 MiB
+    const large = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('x'.repeat(200_000)) });
+    expect(large.status).toBe(200);
+    expect(large.result.task.status.state).toBe('TASK_STATE_COMPLETED');
 
-    const ok = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('parsed by the host') });
-    expect(ok.result.task.status.message.parts[0].text).toBe('alpha: parsed by the host');
+    const ok = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('read by the module') });
+    expect(ok.result.task.status.message.parts[0].text).toBe('alpha: read by the module');
     const a2aJson = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: userMessage('x') }, { headers: { 'content-type': 'application/a2a+json' } });
     expect(a2aJson.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('holds limits.maxBodyBytes on the A2A routes of a default NestFactory.create(AppModule) app, whatever the content type', async () => {
+    running = await defaultApp(A2AModule.forRoot({ limits: { maxBodyBytes: 300_000 } }));
+    const text = (size: number) => userMessage('x'.repeat(size));
+    for (const contentType of ['application/json', 'application/a2a+json']) {
+      const headers = { headers: { 'content-type': contentType } };
+      // above Nest's own 100 kB, below the module's limit: both bindings take it
+      const rpc = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(200_000) }, headers);
+      expect([contentType, rpc.status, rpc.result?.task.status.state]).toEqual([contentType, 200, 'TASK_STATE_COMPLETED']);
+      const rest = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(200_000) }, headers);
+      expect([contentType, rest.status, rest.result?.task.status.state]).toEqual([contentType, 200, 'TASK_STATE_COMPLETED']);
+      // above the module's limit: refused by it, in each binding's shape, the JSON-RPC id lost with the body
+      const rpcTooLarge = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(400_000) }, headers);
+      expect([contentType, rpcTooLarge.status, rpcTooLarge.raw.id, rpcTooLarge.raw.error.code]).toEqual([contentType, 413, null, -32600]);
+      const restTooLarge = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(400_000) }, headers);
+      expect([contentType, restTooLarge.status, restTooLarge.raw.error.status]).toEqual([contentType, 413, 'INVALID_ARGUMENT']);
+    }
+    // the app's own routes keep Nest's parser and its 100 kB
+    expect((await post(`${running.url}/host/echo`, JSON.stringify({ pad: 'x'.repeat(200_000) }))).status).toBe(413);
+    expect(await (await post(`${running.url}/host/echo`, '{"a":1}')).json()).toEqual({ got: { a: 1 } });
+  });
+
+  it("gives the app's global guards the parsed A2A body, as Nest's parser did", async () => {
+    BodyPeekingGuard.seen = [];
+    running = await defaultApp(A2AModule.forRoot(), [{ provide: APP_GUARD, useClass: BodyPeekingGuard }]);
+    await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('x') });
+    await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: userMessage('x') }, { headers: { 'content-type': 'application/a2a+json' } });
+    expect(BodyPeekingGuard.seen).toEqual(['SendMessage', 'message']);
+  });
+
+  it("answers a host guard's refusal with the JSON-RPC request's id in a default app", async () => {
+    @Injectable()
+    class RefusingGuard implements CanActivate {
+      canActivate(): boolean {
+        throw new UnauthorizedException();
+      }
+    }
+    running = await defaultApp(A2AModule.forRoot({ allowUnauthenticated: true }), [{ provide: APP_GUARD, useClass: RefusingGuard }]);
+    const refused = await post(`${running.url}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 'req-7', method: 'GetTask', params: { id: 'x' } }));
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 'req-7', error: { code: -32000, data: [{ reason: 'UNAUTHENTICATED' }] } });
+    const unreadable = await post(`${running.url}/a2a/jsonrpc`, '{"jsonrpc":"2.0","id":8,');
+    expect(unreadable.status).toBe(401);
+    expect(((await unreadable.json()) as Json).id).toBeNull();
   });
 });
 
@@ -427,14 +522,14 @@ describe('SSE housekeeping', () => {
     await waitUntil(() => streams.size === 0, { attempts: 50, intervalMs: 20 });
     expect(streams.size).toBe(0);
     const tasks = (await restClient(`${running.url}/a2a/rest`).call('ListTasks', {})).result.tasks;
-    await sleep(1700);
-    const after = (await restClient(`${running.url}/a2a/rest`).call('GetTask', { id: tasks[0].id })).result;
-    expect(after.status.state).toBe('TASK_STATE_COMPLETED');
+    // the task goes on without its stream ('slow' takes 1.5 s)
+    const stateOf = async () => (await restClient(`${running!.url}/a2a/rest`).call('GetTask', { id: tasks[0].id })).result.status.state;
+    await waitUntil(async () => (await stateOf()) === 'TASK_STATE_COMPLETED', { attempts: 60, intervalMs: 50 });
+    expect(await stateOf()).toBe('TASK_STATE_COMPLETED');
   });
 
   it('by default one caller cannot take every stream slot; the demo sets 20000 and more itself', async () => {
     running = await alphaOnly();
-    const { A2A_OPTIONS } = await import('../libs/a2a/src/server/a2a-options.provider.js');
     const { startDemo } = await import('./support/demo-app.js');
     const defaults = running.app.get(A2A_OPTIONS).streaming;
     expect(defaults).toMatchObject({ maxStreams: 20_000, maxStreamsPerCaller: 1_000 });
@@ -472,7 +567,8 @@ describe('shutdown', () => {
     const app = await alphaOnly();
     const res = await post(`${app.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('hang') }));
     const reading = readSse(res);
-    await sleep(100);
+    const working = async () => (await restClient(`${app.url}/a2a/rest`).call('ListTasks', { status: 'TASK_STATE_WORKING' })).result.tasks.length === 1;
+    await waitUntil(working, { attempts: 50, intervalMs: 20 });
     const t0 = Date.now();
     await app.close();
     expect(Date.now() - t0).toBeLessThan(3000);

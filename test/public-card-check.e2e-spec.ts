@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Injectable, SetMetadata, UnauthorizedException, type CanActivate, type ExecutionContext, type LoggerService } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
-import { PublicCardCheck } from '../libs/a2a/src/server/security/public-card-check.js';
+import { PublicCardCheck } from '../libs/a2a/src/server/http/public-card-check.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
 

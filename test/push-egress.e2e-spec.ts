@@ -6,8 +6,9 @@
  * gets an event).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { A2AModule, type EgressRefusalReason } from 'nestjs-a2a';
-import { fakeLookup, NEVER } from '../libs/a2a/src/net/testing/fake-lookup.js';
+import { A2AModule } from 'nestjs-a2a';
+import type { EgressRefusalReason } from 'nestjs-a2a/client';
+import { fakeLookup, NEVER } from 'nestjs-a2a/testing';
 import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';

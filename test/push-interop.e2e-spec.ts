@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SendMessageRequest, TaskPushNotificationConfig, type Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
-import { startWebhookReceiver, type WebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookReceiver } from 'nestjs-a2a/testing';
 import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 

@@ -10,14 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AModule, PushDeliveryEvents } from 'nestjs-a2a';
-import { startWebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
+import { startWebhookReceiver, waitUntil } from 'nestjs-a2a/testing';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import { freePort } from './support/ports.js';
 import { startRedis, stopRedis } from './support/redis-server.js';
 import type { RunningApp } from './support/demo-app.js';
 import { restClient, userMessage } from './support/wire-client.js';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 
 const servers: ChildProcess[] = [];
 const dirs: string[] = [];

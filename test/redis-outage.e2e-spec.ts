@@ -11,13 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import { freePort } from './support/ports.js';
 import { startRedis, stopRedis } from './support/redis-server.js';
 import type { RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage } from './support/wire-client.js';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
 
 const app = (port: number) => startApp(A2AModule.forRoot({ redis: { url: `redis://127.0.0.1:${port}/0` }, defaultAgent: 'echo' }), [EchoAgent]);
 

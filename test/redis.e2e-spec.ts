@@ -5,9 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2AModule, TaskCoordinator } from 'nestjs-a2a';
-import { A2A_REDIS } from '../libs/a2a/src/a2a.constants.js';
+import { A2AModule } from 'nestjs-a2a';
+import { A2A_REDIS } from '../libs/a2a/src/config/a2a.constants.js';
 import type { RedisConnection } from '../libs/a2a/src/tasks/redis/redis-connection.js';
+import { TaskCoordinator } from '../libs/a2a/src/tasks/task-coordinator.js';
 import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';

@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
-import { A2AAgent, A2AModule, A2APublic, A2A_PUBLIC, A2ASecurity, REST_ROUTES, SecuritySchemes, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2A_PUBLIC, A2AAgent, A2AModule, A2APublic, A2ASecurity, SecuritySchemes, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+// every route of the protocol's table, to prove each one is guarded
+import { REST_ROUTES } from '../libs/a2a/src/protocol/rest-routes.js';
 import { startApp } from './support/custom-app.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
@@ -57,12 +59,12 @@ describe('the demo with DEMO_API_KEYS', () => {
     ['no credentials', {}],
     ['wrong credentials', WRONG],
   ])('%s', (_label, headers) => {
-    it.each(JSONRPC_CALLS)('JSON-RPC %s answers 401 with WWW-Authenticate in the JSON-RPC shape', async (method, params) => {
+    it.each(JSONRPC_CALLS)('JSON-RPC %s answers 401 with WWW-Authenticate in the JSON-RPC shape, with the request id', async (method, params) => {
       const res = await rpc(method, params, headers);
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toMatch(/^ApiKey realm="a2a", name="X-API-Key", in="header"$/);
       const body: Json = await res.json();
-      expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000, data: [{ reason: 'UNAUTHENTICATED', domain: 'nestjs-a2a' }] } });
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, data: [{ reason: 'UNAUTHENTICATED', domain: 'nestjs-a2a' }] } });
     });
 
     it.each(REST_CALLS)('HTTP+JSON %s answers 401 with WWW-Authenticate in the REST shape', async (_name, method, path, body) => {
@@ -75,6 +77,12 @@ describe('the demo with DEMO_API_KEYS', () => {
     it('leaves the public Agent Card open', async () => {
       expect((await fetch(`${demo.url}/.well-known/agent-card.json`, { headers })).status).toBe(200);
       expect((await fetch(`${demo.url}/agents/echo/.well-known/agent-card.json`, { headers })).status).toBe(200);
+    });
+
+    it('answers a refused JSON-RPC request whose body cannot be read with id null', async () => {
+      const res = await fetch(`${demo.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', ...V1, ...headers }, body: '{"id": 5, "jsonrpc"' });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
     });
   });
 

@@ -4,7 +4,7 @@
  * peer is optional and looked up lazily).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startHttpServer } from '../libs/a2a/src/net/testing/loopback-server.js';
+import { startHttpServer } from 'nestjs-a2a/testing';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { freePort } from './support/ports.js';
 import { jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';

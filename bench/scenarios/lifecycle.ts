@@ -4,10 +4,10 @@
  *
  * The same work on three stacks, in process (no HTTP, so the stores are what differs):
  *   - the official SDK's `DefaultRequestHandler` with its `InMemoryTaskStore` (the baseline);
- *   - nestjs-a2a's `A2ARequestHandler.dispatch` with the in-memory backends;
+ *   - nestjs-a2a's request handler with the in-memory backends, called in process (`InProcessA2A`);
  *   - the same on Redis (`REDIS_URL`, default 127.0.0.1:6379), under a key prefix of this run
  *     whose keys are deleted at the end.
- * nestjs-a2a's `dispatch` also decodes the params and encodes the answer (ProtoJSON), which the
+ * nestjs-a2a's handler also decodes the params and encodes the answer (ProtoJSON), which the
  * SDK's handler leaves to its transports: the comparison is, if anything, unfair to nestjs-a2a.
  * Every answer is checked (COMPLETED, the artifact made from this very message), so a broken
  * stack fails the run instead of looking fast. The agents and checks are in ../support/lifecycle.ts,
@@ -16,11 +16,11 @@
  * Goal: the Redis-backed lifecycle at least as fast as the SDK's in-memory one.
  */
 import { randomUUID } from 'node:crypto';
-import { type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Role, TaskState, type Message as SdkMessage, type Task as SdkTask } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
-import { A2ARequestHandler, AgentRegistry, type PublishedAgent, type A2ACall, type A2ARedisOptions } from 'nestjs-a2a';
+import type { A2ARedisOptions } from 'nestjs-a2a';
+import { InProcessA2A } from 'nestjs-a2a/testing';
 import type { BenchConfig, Scenario } from '../harness.js';
 import { answerTo, checkSendMessageAnswer, inputOf, lifecycleModule, runLifecycle, sdkRequestHandler, sdkText, sendMessageParams, type Stack } from '../support/lifecycle.js';
 
@@ -60,21 +60,14 @@ function sdkStack(): Stack {
 
 // ---------------------------------------------------------------- nestjs-a2a
 
-/** The published agent, for the `A2ACall`s. */
-function publishedAgent(app: INestApplicationContext): PublishedAgent {
-  return app.get(AgentRegistry).defaultAgent;
-}
-
 async function nestStack(label: string, redis?: A2ARedisOptions): Promise<Stack> {
   const app = await NestFactory.createApplicationContext(lifecycleModule(redis), { logger: false, abortOnError: false });
   try {
-    const handler = app.get(A2ARequestHandler);
-    const never = new AbortController().signal;
-    const call: A2ACall = { agent: publishedAgent(app), caller: { subject: 'bench' }, extensions: [], signal: never, viaAgentPath: false };
+    const a2a = InProcessA2A.of(app, { caller: { subject: 'bench' } });
     return {
       async op(seq) {
         const input = inputOf(seq);
-        checkSendMessageAnswer(label, input, await handler.dispatch(call, 'SendMessage', sendMessageParams(input)));
+        checkSendMessageAnswer(label, input, { result: await a2a.call('SendMessage', sendMessageParams(input)) });
       },
       close: () => app.close(),
     };

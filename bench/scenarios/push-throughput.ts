@@ -15,29 +15,22 @@
  *   - nestjs-a2a push with a signed JWT (ES256) per attempt and the credentials encrypted at rest.
  * The ratio is the queue's (and the signing's) price per notification.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { generateKeyPair } from 'jose';
-import {
-  PushDeliveryEvents,
-  PushNotifications,
-  TASK_EVENT_LISTENERS,
-  type A2APushOptions,
-  type StreamResponse,
-  type TaskEventListener,
-  type TaskScope,
-} from 'nestjs-a2a';
+import { PushDeliveryEvents, TASK_EVENT_LISTENERS, type A2APushOptions, type StreamResponse, type TaskEventListener, type TaskScope } from 'nestjs-a2a';
+import { InProcessA2A } from 'nestjs-a2a/testing';
 import { Agent } from 'undici';
 import { compare, out, ratio, type BenchCase, type BenchConfig, type Scenario } from '../harness.js';
 import { closeServer, KEEP_ALIVE_MS, listenLocally } from '../support/http.js';
-import { REDIS_URL, cleanUpRedis, lifecycleModule, runKeyPrefix, type Stack } from '../support/lifecycle.js';
+import { AGENT, REDIS_URL, cleanUpRedis, lifecycleModule, runKeyPrefix, sendMessageParams, type Stack } from '../support/lifecycle.js';
 
 const BASELINE = 'raw undici POST';
 const PUSH = 'nestjs-a2a push';
 const PUSH_SIGNED = 'nestjs-a2a push, signed + encrypted';
-const SCOPE: TaskScope = { agent: 'bench', tenant: '', subject: 'bench' };
+/** Whose task the notifications are about: the in-process caller's. */
+const SCOPE: TaskScope = { agent: AGENT, tenant: '', subject: 'bench' };
 
 /** The event every notification carries (a status update, as most notifications are). */
 function eventOf(taskId: string, seq: number): StreamResponse {
@@ -63,12 +56,17 @@ async function startReceiver(): Promise<{ origin: string; received: () => number
   return { origin: await listenLocally(server), received: () => received, close: () => closeServer(server) };
 }
 
-/** An app with push on (its own key prefix), one task with one config pointing at the receiver. */
+/**
+ * An app with push on (its own key prefix), one (finished) task with one config pointing at the
+ * receiver; the operations append events to that task's listener, as its writer would.
+ */
 async function pushStack(label: string, keyPrefix: string, hook: string, push: A2APushOptions): Promise<Stack> {
   const app: INestApplicationContext = await NestFactory.createApplicationContext(lifecycleModule({ url: REDIS_URL, keyPrefix }, push), { logger: false, abortOnError: false });
   try {
-    const taskId = randomUUID();
-    await app.get<PushNotifications>(PushNotifications).create(SCOPE, taskId, { id: 'hook', url: hook, token: 'bench-token', authentication: { scheme: 'Bearer', credentials: 'bench-credentials' } });
+    const a2a = InProcessA2A.of(app, { caller: { subject: SCOPE.subject } });
+    const { task } = await a2a.call<{ task: { id: string } }>('SendMessage', sendMessageParams('push bench'));
+    const taskId = task.id;
+    await a2a.call('CreateTaskPushNotificationConfig', { taskId, id: 'hook', url: hook, token: 'bench-token', authentication: { scheme: 'Bearer', credentials: 'bench-credentials' } });
     const [listener] = app.get<TaskEventListener[]>(TASK_EVENT_LISTENERS);
     const waiting = new Map<string, () => void>();
     const events = app.get(PushDeliveryEvents);

@@ -97,7 +97,7 @@ export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions):
   return LifecycleBenchModule;
 }
 
-/** The SendMessage params (ProtoJSON) both nestjs-a2a's `dispatch` and the JSON-RPC endpoints take. */
+/** The SendMessage params (ProtoJSON) both an in-process call (`InProcessA2A`) and the JSON-RPC endpoints take. */
 export function sendMessageParams(input: string) {
   return { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: input, mediaType: 'text/plain' }] } };
 }
@@ -108,7 +108,7 @@ interface ProtoJsonTask {
 }
 
 /**
- * Throws unless `answer` (a JSON-RPC answer, or what `A2ARequestHandler.dispatch` returns) carries
+ * Throws unless `answer` (a JSON-RPC answer, or `{ result }` of an in-process call) carries
  * the COMPLETED task with one artifact made from `input`.
  */
 export function checkSendMessageAnswer(label: string, input: string, answer: unknown): void {

@@ -6,7 +6,7 @@ import type { RunningApp } from './demo-app.js';
 export async function startApp(
   a2aModule: DynamicModule,
   providers: Provider[],
-  options: NestApplicationOptions = { bodyParser: false, logger: false },
+  options: NestApplicationOptions = { logger: false },
   extraImports: Array<Type | DynamicModule> = [],
 ): Promise<RunningApp> {
   @Module({ imports: [a2aModule, ...extraImports], providers })

@@ -16,7 +16,7 @@ export interface RunningApp {
  * Without `PORT`, a free port is picked first and given to the demo as `PORT`, as `npm start`
  * would: the demo's default peer (its own `echo`, for the `support` agent) is addressed by it.
  */
-export async function startDemo(env: NodeJS.ProcessEnv = {}, options: NestApplicationOptions = { bodyParser: false, logger: false }): Promise<RunningApp> {
+export async function startDemo(env: NodeJS.ProcessEnv = {}, options: NestApplicationOptions = { logger: false }): Promise<RunningApp> {
   for (let attempt = 1; ; attempt++) {
     const port = env.PORT === undefined ? await freePort() : Number(env.PORT);
     const moduleRef = await Test.createTestingModule({ imports: [AppModule.fromEnv({ ...env, PORT: String(port) })] }).compile();

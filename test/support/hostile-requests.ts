@@ -7,7 +7,9 @@
  */
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
-import { OPERATIONS, REST_ROUTES, ROLES, TASK_STATES, type A2AOperation } from 'nestjs-a2a';
+import { ROLES, TASK_STATES } from 'nestjs-a2a';
+import { OPERATIONS, type A2AOperation } from '../../libs/a2a/src/protocol/operations.js';
+import { REST_ROUTES } from '../../libs/a2a/src/protocol/rest-routes.js';
 
 export type FuzzBinding = 'JSONRPC' | 'HTTP+JSON';
 

@@ -4,8 +4,8 @@
  * service that answers PushNotificationNotSupported and no listener. Nothing else branches on it.
  */
 import type { Provider } from '@nestjs/common';
-import { A2A_REDIS, A2A_ROUTES } from './a2a.constants.js';
-import type { ResolvedA2AOptions, ResolvedA2APaths } from './config/a2a-options.js';
+import type { ResolvedA2AOptions } from './a2a-options.js';
+import { A2A_OPTIONS, A2A_PUSH_ISSUER, A2A_PUSH_OPTIONS, A2A_PUSH_PROCESSOR, A2A_PUSH_QUEUE, A2A_PUSH_SIGNER, A2A_REDIS } from './config/a2a.constants.js';
 import { EgressPolicy } from './net/egress-policy.js';
 import { createPinnedDispatcher } from './net/pinned-dispatcher.js';
 import { NotificationSigner } from './push/notification-signer.js';
@@ -14,16 +14,14 @@ import { PushDeadLetters, RedisPushDeadLetters } from './push/push-dead-letters.
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import { PushDeliveryQueue } from './push/push-delivery-queue.js';
 import { PushDeliveryLifecycle } from './push/push-delivery.lifecycle.js';
-import { PushNotificationEnqueuer } from './push/push-event-listener.js';
+import { PushNotificationEnqueuer } from './push/push-notification-enqueuer.js';
 import { PushNotificationService } from './push/push-notification.service.js';
 import { DisabledPushNotifications, PushNotifications } from './push/push-notifications.js';
 import { configRetentionMs, type ResolvedPushOptions } from './push/push-options.js';
-import { A2A_PUSH_ISSUER, A2A_PUSH_OPTIONS, A2A_PUSH_PROCESSOR, A2A_PUSH_QUEUE, A2A_PUSH_SIGNER } from './push/push.constants.js';
 import { RedisPushConfigStore } from './push/redis-push-config-store.js';
 import { SecretBox } from './push/secret-box.js';
 import { WebhookDeliveryProcessor } from './push/webhook-delivery.processor.js';
-import { A2A_OPTIONS } from './server/a2a-options.provider.js';
-import { PublicUrl } from './server/public-url.js';
+import { AgentCardService } from './server/agent-card.service.js';
 import { TASK_EVENT_LISTENERS } from './tasks/task-events.js';
 import { TaskStore } from './tasks/task-store.js';
 import type { RedisConnection } from './tasks/redis/redis-connection.js';
@@ -58,8 +56,8 @@ export const PUSH_PROVIDERS: Provider[] = [
   },
   {
     provide: A2A_PUSH_ISSUER,
-    useFactory: (publicUrl: PublicUrl, paths: ResolvedA2APaths) => (agent: string) => publicUrl.of(`${paths.agents}/${agent}/.well-known/agent-card.json`),
-    inject: [PublicUrl, A2A_ROUTES],
+    useFactory: (cards: AgentCardService) => (agent: string) => cards.cardUrl(agent),
+    inject: [AgentCardService],
   },
   {
     provide: A2A_PUSH_QUEUE,

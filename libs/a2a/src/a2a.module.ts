@@ -1,41 +1,44 @@
 /** Wiring only: the providers and controllers of the inbound server. */
 import { Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { A2A_GUARDS, A2A_REDIS, A2A_ROUTES } from './a2a.constants.js';
+import { checkA2AOptions, type A2AModuleExtras, type A2AModuleOptions, type CheckedA2AOptions, type ResolvedA2AOptions } from './a2a-options.js';
 import { A2A_ASYNC_OPTIONS_TYPE, A2A_MODULE_OPTIONS, A2A_OPTIONS_TYPE, ConfigurableA2AModule } from './a2a.module-definition.js';
-import { resolveA2AOptions, resolveA2APaths, type A2AModuleExtras, type A2AModuleOptions, type ResolvedA2AOptions } from './config/a2a-options.js';
+import { PEER_EXPORTS, clientProviders, peerProviders } from './a2a-peer.providers.js';
+import { PUSH_PROVIDERS } from './a2a-push.providers.js';
+import { A2AStartupCheck } from './a2a-startup-check.js';
+import { A2A_CLIENT_NAMES, A2A_GUARDS, A2A_OPTION_CHECK, A2A_OPTIONS, A2A_REDIS, A2A_ROUTES } from './config/a2a.constants.js';
+import { PushDeadLetters } from './push/push-dead-letters.js';
+import { PushDeliveryEvents } from './push/push-delivery-events.js';
+import { A2ALifecycle } from './a2a-lifecycle.js';
+import { resolveA2APaths } from './server/a2a-paths.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
-import { A2ALifecycle } from './server/a2a-lifecycle.js';
-import { PublicCardCheck } from './server/security/public-card-check.js';
-import { A2A_OPTIONS } from './server/a2a-options.provider.js';
-import { createA2AControllers } from './server/a2a.controllers.js';
+import { createA2AControllers } from './server/http/a2a.controllers.js';
+import { PublicCardCheck } from './server/http/public-card-check.js';
 import { AgentCardService } from './server/agent-card.service.js';
 import { AgentRegistry } from './server/agent-registry.js';
 import { A2ACallerResolver } from './server/caller-resolver.js';
 import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
-import { HostBodyParserErrors } from './server/http/host-body-parser-errors.js';
+import { A2AExceptionFilter } from './server/http/a2a-exception.filter.js';
+import { BindingRoutes } from './server/http/binding-routes.js';
+import { ExpressBodyReader } from './server/http/express-body-reader.js';
 import { HttpServerTimeouts } from './server/http/http-server-timeouts.js';
+import { RouterErrors } from './server/http/router-errors.js';
 import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
 import { RestBinding } from './server/http/rest.binding.js';
 import { SseStreams } from './server/http/sse-streams.js';
 import { PublicUrl } from './server/public-url.js';
-import { JsonRpcExceptionFilter, RestExceptionFilter } from './server/security/a2a-exception.filter.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
 import { EventLog } from './tasks/event-log.js';
 import { InMemoryEventLog } from './tasks/in-memory-event-log.js';
 import { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
-import { TaskManager } from './tasks/task-manager.js';
-import { TaskStore } from './tasks/task-store.js';
-import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
-import { PUSH_PROVIDERS } from './a2a-push.providers.js';
-import { PEER_EXPORTS, peerProviders } from './a2a-peer.providers.js';
-import { PushDeliveryEvents } from './push/push-delivery-events.js';
-import { PushDeadLetters } from './push/push-dead-letters.js';
-import { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
 import { connectRedis, type RedisConnection } from './tasks/redis/redis-connection.js';
 import { RedisEventLog } from './tasks/redis/redis-event-log.js';
 import { RedisTaskCoordinator } from './tasks/redis/redis-task-coordinator.js';
 import { RedisTaskStore } from './tasks/redis/redis-task-store.js';
+import { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
+import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
+import { TaskManager } from './tasks/task-manager.js';
+import { TaskStore } from './tasks/task-store.js';
 
 const retentionOf = (options: ResolvedA2AOptions) => ({
   ttlMs: options.tasks.retentionMs,
@@ -50,7 +53,9 @@ const redisBackend = (options: ResolvedA2AOptions) => ({ keyPrefix: options.redi
 
 /** Redis or memory: the options choose each backend's shape, nothing else branches on it. */
 const PROVIDERS = [
-  { provide: A2A_OPTIONS, useFactory: (options: A2AModuleOptions) => resolveA2AOptions(options ?? {}), inject: [A2A_MODULE_OPTIONS] },
+  // problems wait for the start-up check, which lists them with the agents' and every other
+  { provide: A2A_OPTION_CHECK, useFactory: (options: A2AModuleOptions) => checkA2AOptions(options ?? {}), inject: [A2A_MODULE_OPTIONS] },
+  { provide: A2A_OPTIONS, useFactory: (checked: CheckedA2AOptions) => checked.options, inject: [A2A_OPTION_CHECK] },
   {
     provide: A2A_REDIS,
     useFactory: (options: ResolvedA2AOptions) => (options.redis ? connectRedis(options.redis) : undefined),
@@ -93,6 +98,7 @@ const PROVIDERS = [
     inject: [TaskStore, EventLog, TaskCoordinator, TASK_EVENT_LISTENERS, A2A_OPTIONS],
   },
   ...PUSH_PROVIDERS,
+  A2AStartupCheck,
   AgentRegistry,
   AgentCardService,
   PublicUrl,
@@ -102,13 +108,14 @@ const PROVIDERS = [
   JsonRpcBinding,
   RestBinding,
   AgentCardEndpoint,
-  HostBodyParserErrors,
+  BindingRoutes,
+  ExpressBodyReader,
+  RouterErrors,
   HttpServerTimeouts,
   A2ALifecycle,
   PublicCardCheck,
   SecurityInventory,
-  JsonRpcExceptionFilter,
-  RestExceptionFilter,
+  A2AExceptionFilter,
 ];
 
 /**
@@ -119,17 +126,20 @@ const PROVIDERS = [
 @Module({})
 export class A2AModule extends ConfigurableA2AModule {
   static forRoot(options: typeof A2A_OPTIONS_TYPE = {}): DynamicModule {
-    return A2AModule.complete(super.forRoot(options), options);
+    const peers = Array.isArray(options.peers) ? options.peers.map((peer) => peer?.name).filter((name) => typeof name === 'string') : [];
+    return A2AModule.complete(super.forRoot(options), options, peers);
   }
 
   static forRootAsync(options: typeof A2A_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return A2AModule.complete(super.forRootAsync(options), options);
+    return A2AModule.complete(super.forRootAsync(options), options, []);
   }
 
-  private static complete(definition: DynamicModule, extras: A2AModuleExtras): DynamicModule {
+  private static complete(definition: DynamicModule, extras: A2AModuleExtras, peers: string[]): DynamicModule {
     const paths = resolveA2APaths(extras.paths);
     const guards = extras.guards ?? [];
     const publicRouteMetadata = extras.publicRouteMetadata === undefined ? [] : [extras.publicRouteMetadata].flat();
+    const clients = [...new Set([...peers, ...(extras.clients ?? [])])];
+    const clientTokens = clientProviders(clients);
     return {
       ...definition,
       global: extras.isGlobal,
@@ -139,11 +149,26 @@ export class A2AModule extends ConfigurableA2AModule {
         ...(definition.providers ?? []),
         { provide: A2A_ROUTES, useValue: paths },
         { provide: A2A_GUARDS, useValue: guards },
+        { provide: A2A_CLIENT_NAMES, useValue: clients },
         ...PROVIDERS,
         ...(extras.callerResolver ? [{ provide: A2ACallerResolver, useClass: extras.callerResolver }] : []),
         ...peerProviders(extras),
+        ...clientTokens,
       ],
-      exports: [TaskManager, TaskStore, EventLog, TaskCoordinator, A2ARequestHandler, AgentCardService, A2A_OPTIONS, A2A_REDIS, PushDeliveryEvents, PushDeadLetters, ...PEER_EXPORTS],
+      exports: [
+        TaskManager,
+        TaskStore,
+        EventLog,
+        TaskCoordinator,
+        A2ARequestHandler,
+        AgentCardService,
+        A2A_OPTIONS,
+        A2A_REDIS,
+        PushDeliveryEvents,
+        PushDeadLetters,
+        ...PEER_EXPORTS,
+        ...clientTokens.map((provider) => (provider as { provide: string }).provide),
+      ],
     };
   }
 }

@@ -1,61 +1,58 @@
-/** The public face of nestjs-a2a: everything users import. Anything not exported here may change. */
+/**
+ * `nestjs-a2a`: publishing agents. The module and its options, the decorators, the executor API,
+ * the errors and the wire types. Calling other agents is `nestjs-a2a/client`; test helpers are
+ * `nestjs-a2a/testing`. Anything not exported from an entry may change.
+ */
 
-// module and options
+// the module and its options
 export { A2AModule } from './a2a.module.js';
-export type {
-  A2ACardOptions,
-  A2ALimitOptions,
-  A2AModuleExtras,
-  A2AModuleOptions,
-  A2APathOptions,
-  A2APublicRouteMetadata,
-  A2ASigningOptions,
-  A2AStreamingOptions,
-  A2ATaskOptions,
-} from './config/a2a-options.js';
+export type { A2AModuleExtras, A2AModuleOptions, A2ATaskOptions, ResolvedA2AOptions } from './a2a-options.js';
+export type { A2APathOptions } from './server/a2a-paths.js';
+export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
+export type { A2APushOptions, A2APushSigningOptions, NotificationSigningAlgorithm } from './push/push-options.js';
+export type { RetryScheduleInput, RetrySchedulePreset } from './push/retry-schedule.js';
+export type { A2ACredentialsOptions, A2AOutboundOptions, A2APeerOptions } from './client/peers/peer-options.js';
+export type { A2ARedisOptions } from './tasks/redis/redis-connection.js';
+export type { EgressPolicyOptions } from './net/egress-policy.js';
+export { REDIS_FAIL_FAST_OPTIONS } from './tasks/redis/redis-options.js';
+export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
 export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
 
-// agents
-export {
-  A2AAgent,
-  type A2AAgentOptions,
-  type ExtendedAgentCardProvider,
-  type ExtendedCardFields,
-} from './server/a2a-agent.decorator.js';
+// agents: the decorator and the executor API
+export { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './server/a2a-agent.decorator.js';
 export type { A2ACaller, AgentExecutor, AgentTool, MessageInput, ToolInvocation } from './tasks/agent-executor.js';
 export { TaskContext, type ArtifactChunkOptions } from './tasks/task-context.js';
 export { A2ACallerResolver, ANONYMOUS_SUBJECT, type RequestedScope } from './server/caller-resolver.js';
 
-// security
+// security: the app's own guards on every A2A route, an honest card
 export { A2APublic, A2A_PUBLIC } from './server/security/a2a-public.decorator.js';
 export { A2ASecurity, SecuritySchemes, type A2ASecurityDeclaration } from './server/security/a2a-security.decorator.js';
 
-// tasks: stores, logs, the manager
+// signed cards (spec §8.4): the keys of the `signing` option, and signing by hand
+export {
+  CardSigningError,
+  publicJwks,
+  signAgentCard,
+  type CardSigner,
+  type CardSigningAlgorithm,
+  type CardSigningKey,
+  type CardSigningOptions,
+} from './protocol/card-signing.js';
+
+// tasks: what every event of a task's log is told to, and the stores an app may bring
+export { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
 export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';
 export { EventLog, type LoggedEvent } from './tasks/event-log.js';
+export type { RetentionOptions } from './tasks/retention.js';
 export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/in-memory-task-store.js';
 export type { StorageBudgetOptions } from './tasks/storage-budget.js';
 export { InMemoryEventLog } from './tasks/in-memory-event-log.js';
-export type { RetentionOptions } from './tasks/retention.js';
-export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';
-export { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
-
-// Redis: durable tasks, one shared event log, several instances
-export type { A2ARedisOptions } from './tasks/redis/redis-connection.js';
-export { REDIS_FAIL_FAST_OPTIONS, type RedisTaskBackendOptions } from './tasks/redis/redis-options.js';
+export type { RedisTaskBackendOptions } from './tasks/redis/redis-options.js';
 export { RedisTaskStore } from './tasks/redis/redis-task-store.js';
 export { RedisEventLog } from './tasks/redis/redis-event-log.js';
-export { RedisTaskCoordinator, type RedisTaskCoordinatorOptions } from './tasks/redis/redis-task-coordinator.js';
 
-// push notifications: webhook configs in Redis, deliveries through BullMQ, signed with a JWT
-export type { A2APushOptions, A2APushSigningOptions, NotificationSigningAlgorithm } from './push/push-options.js';
-export { RETRY_SCHEDULE_PRESETS, parseDuration, type RetryScheduleInput, type RetrySchedulePreset } from './push/retry-schedule.js';
-export { PushNotifications, DisabledPushNotifications } from './push/push-notifications.js';
-export { PushNotificationService } from './push/push-notification.service.js';
-export { PushConfigStore, type PushConfigPutResult, type StoredPushConfig } from './push/push-config-store.js';
-export { RedisPushConfigStore } from './push/redis-push-config-store.js';
-export { PushDeadLetters, RedisPushDeadLetters, type PushDeadLetter } from './push/push-dead-letters.js';
+// push notifications: what deliveries tell, what is left of the failed ones, the headers receivers check
 export {
   PushDeliveryEvents,
   type PushDeliveryCounters,
@@ -63,116 +60,82 @@ export {
   type PushDeliveryEventType,
   type PushDeliveryListener,
 } from './push/push-delivery-events.js';
+export { PushDeadLetters, type PushDeadLetter } from './push/push-dead-letters.js';
 export { NOTIFICATION_SIGNATURE_HEADER } from './push/notification-signer.js';
 export { NOTIFICATION_TOKEN_HEADER } from './push/webhook-delivery.processor.js';
 export { REDACTED_SECRET } from './push/stored-config.js';
-export { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
-export { A2ARequestHandler, type A2ACall, type StreamEvent } from './server/a2a-request-handler.js';
-export { AgentRegistry, type PublishedAgent } from './server/agent-registry.js';
-export { AgentCardService } from './server/agent-card.service.js';
 
-// protocol: the wire model, errors, codec
-export * from './protocol/types.js';
-export * from './protocol/errors.js';
-export { decode, encode, type Schema } from './protocol/codec.js';
-export * as schemas from './protocol/schemas.js';
-export { OPERATIONS, type A2AOperation } from './protocol/operations.js';
-export { REST_ROUTES, type RestRoute } from './protocol/rest-routes.js';
+// the wire: A2A v1.0 as plain JSON types, its constants, its errors
+export type {
+  AgentCapabilities,
+  AgentCard,
+  AgentCardSignature,
+  AgentExtension,
+  AgentInterface,
+  AgentProvider,
+  AgentSkill,
+  Artifact,
+  AuthenticationInfo,
+  CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  JsonObject,
+  JsonValue,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  OAuthFlows,
+  Part,
+  Role,
+  SecurityRequirement,
+  SecurityScheme,
+  SendMessageConfiguration,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  SubscribeToTaskRequest,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskPushNotificationConfig,
+  TaskState,
+  TaskStatus,
+  TaskStatusUpdateEvent,
+} from './protocol/types.js';
+export { PROTOCOL_BINDINGS, PROTOCOL_VERSION, ROLES, TASK_STATES, isInterruptedState, isTerminalState } from './protocol/types.js';
 export { EXTENSIONS_HEADER, VERSION_HEADER } from './protocol/service-params.js';
 export { A2A_JSON } from './protocol/json-body.js';
-export { buildAgentCard, serializeAgentCard, type AgentCardFields } from './protocol/agent-card.js';
-
-// signed cards (spec §8.4): signing for servers, verification for clients
+export { WELL_KNOWN_AGENT_CARD_PATH } from './protocol/agent-card.js';
 export {
-  CardSigningError,
-  publicJwks,
-  signAgentCard,
-  signedCardBody,
-  type CardSigner,
-  type CardSigningAlgorithm,
-  type CardSigningKey,
-  type CardSigningOptions,
-} from './protocol/card-signing.js';
-export {
-  CardSignatureError,
-  DEFAULT_CARD_SIGNATURE_ALGORITHMS,
-  verifyAgentCard,
-  type CardKeyResolver,
-  type CardKeySource,
-  type CardVerificationOptions,
-  type VerifiedCardSignature,
-} from './protocol/card-verification.js';
-export { canonicalCardPayload } from './protocol/card-payload.js';
-
-// client: calling other agents (card discovery, both bindings, deadlines, retries, breakers, egress policy)
-export { A2AClient, type A2ACallOptions, type A2AClientOptions, type A2AStreamOptions, type A2ASubscribeOptions } from './client/a2a-client.js';
-export { A2AEventStream } from './client/a2a-event-stream.js';
-export type { A2AHttpOptions } from './client/a2a-http.js';
-export {
-  AgentCardResolver,
-  WELL_KNOWN_AGENT_CARD_PATH,
-  agentCardUrl,
-  type AgentCardResolverOptions,
-  type CardVerification,
-  type ResolveCardOptions,
-  type ResolvedAgentCard,
-} from './client/card-resolver.js';
-export {
-  A2AClientError,
-  A2AHttpError,
-  A2ATimeoutError,
-  CircuitOpenError,
-  CredentialsWithheldError,
-  InvalidClientOptionsError,
-  NoCompatibleInterfaceError,
-  UnknownA2AError,
-  type A2ATimeoutKind,
-} from './client/client-errors.js';
-export type { A2AHeaderValues, A2AHeadersOption, A2AHeadersProvider, A2ARequestInfo } from './client/headers.js';
-export { selectInterface, type A2ABinding, type SelectedInterface } from './client/interface-selection.js';
-export { A2ACircuitBreakers, type A2ACircuitBreakerOptions, type A2ACircuitState, type A2ARetryOptions } from './client/resilience.js';
-// the egress policy and errors a client's caller configures and catches (shared with webhooks)
-export { EgressPolicy, type EgressLookup, type EgressPolicyOptions } from './net/egress-policy.js';
-export { EgressError, EgressRefusedError, EgressRequestError, type EgressRefusalReason } from './net/egress-errors.js';
-export { PinnedDispatcher, createPinnedDispatcher, type PinnedDispatcherOptions } from './net/pinned-dispatcher.js';
-export { redactUrl } from './net/redact-url.js';
-
-// peers as tools: PeerToolProvider, credentials by name, approval of every call
-export {
-  BUILT_IN_CREDENTIAL_SCHEMES,
-  type A2ACredentialsOptions,
-  type A2AOutboundOptions,
-  type A2APeerOptions,
-} from './client/peers/peer-options.js';
-export { PeerToolProvider, type PeerDiagnostics, type PeerTool, type PeerToolInvocation } from './client/peers/peer-tool-provider.js';
-export {
-  PEER_TOOL_SEPARATOR,
-  peerToolName,
-  peerToolSpecs,
-  type PeerToolArgs,
-  type PeerToolResult,
-  type PeerToolSpec,
-} from './client/peers/peer-tool-specs.js';
-export {
-  PeerToolError,
-  ToolApprovalDeniedError,
-  ToolInputError,
-  ToolNotGrantedError,
-  ToolTimeoutError,
-  ToolUnavailableError,
-  type PeerToolErrorCode,
-} from './client/peers/peer-tool-errors.js';
-export {
-  A2ACredentialStrategy,
-  ApiKeyCredentialStrategy,
-  BearerCredentialStrategy,
-  CredentialNotFoundError,
-  CredentialResolver,
-  EnvCredentialResolver,
-  credentialEnvName,
-  type CredentialContext,
-  type CredentialRequest,
-  type CredentialStrategy,
-  type PeerScope,
-} from './client/peers/credentials.js';
-export { ApproveAllTools, ToolApproval, type ToolApprovalDecision, type ToolApprovalRequest } from './client/peers/tool-approval.js';
+  A2AError,
+  AgentNotFoundError,
+  ContentTypeNotSupportedError,
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  InternalError,
+  InvalidAgentResponseError,
+  InvalidParamsError,
+  InvalidRequestError,
+  JsonParseError,
+  MethodNotAllowedError,
+  MethodNotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  PushNotificationNotSupportedError,
+  ResourceExhaustedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnauthenticatedError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+  UnsupportedOperationError,
+  VersionNotSupportedError,
+  type ErrorDetail,
+  type FieldViolation,
+  type GrpcStatus,
+  type JsonRpcErrorObject,
+  type RestErrorBody,
+} from './protocol/errors.js';

@@ -15,6 +15,7 @@
  */
 import type { JSONWebKeySet } from 'jose';
 import { redactUrl } from '../net/redact-url.js';
+import { WELL_KNOWN_AGENT_CARD_PATH } from '../protocol/agent-card.js';
 import { CardSignatureError, verifyAgentCard, type CardKeySource, type CardVerificationOptions, type VerifiedCardSignature } from '../protocol/card-verification.js';
 import { decode } from '../protocol/codec.js';
 import { InvalidAgentResponseError, InvalidParamsError } from '../protocol/errors.js';
@@ -29,9 +30,6 @@ import { InvalidClientOptionsError } from './client-errors.js';
 import { errorFromAnswer, factsOf } from './error-mapping.js';
 import { resolveHeaders, type A2AHeadersOption } from './headers.js';
 import { runResilient } from './resilience.js';
-
-/** The well-known path of an Agent Card (RFC 8615, spec §8.2). */
-export const WELL_KNOWN_AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 /** @publicApi */
 export interface AgentCardResolverOptions extends A2AHttpOptions {

@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { EgressRefusedError, type EgressRefusalReason, InvalidEgressPolicyError } from './egress-errors.js';
 import { EgressPolicy, type EgressPolicyOptions } from './egress-policy.js';
-import { fakeLookup, NEVER } from './testing/fake-lookup.js';
+import { fakeLookup, NEVER } from '../testing/fake-lookup.js';
 import { rejectionOf } from '../testing/thrown.js';
 
 /**

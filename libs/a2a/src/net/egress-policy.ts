@@ -11,6 +11,8 @@ import {
   parseIpAddress,
 } from './address-classification.js';
 import { EgressRefusedError, type EgressRefusalReason, InvalidEgressPolicyError } from './egress-errors.js';
+import { Check } from '../config/option-validation.js';
+import { isPlainObject } from '../protocol/json-value.js';
 import { redactUrl } from './redact-url.js';
 
 /** One address a name resolved to. */
@@ -423,4 +425,23 @@ export function egressPolicyOf(options: EgressPolicyOptions, path: string, probl
     problems.push(...listed.map((p) => `${path}: ${p}`));
     return undefined;
   }
+}
+
+/** The policy of options that passed {@link EgressOption}, or undefined for anything else. */
+export function usableEgressPolicy(options: unknown): EgressPolicy | undefined {
+  return isPlainObject(options) ? egressPolicyOf(options as EgressPolicyOptions, '', []) : undefined;
+}
+
+/** An option holding egress policy options: an object (`notObject` otherwise) that makes a usable policy. */
+export function EgressOption(notObject: string): PropertyDecorator {
+  const problemsOf = (options: unknown) => {
+    const problems: string[] = [];
+    egressPolicyOf(options as EgressPolicyOptions, '', problems);
+    return problems.map((problem) => problem.replace(/^: /, ''));
+  };
+  return (target, key) => {
+    // checks run in the order they are registered: the shape first
+    Check(isPlainObject, notObject)(target, key);
+    Check((options) => problemsOf(options).length === 0, (options) => problemsOf(options).join('\n'))(target, key);
+  };
 }

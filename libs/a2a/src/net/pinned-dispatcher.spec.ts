@@ -9,9 +9,9 @@ import { EgressDeadlineError, EgressRefusedError, EgressRequestError } from './e
 import { EgressPolicy, type EgressPolicyOptions } from './egress-policy.js';
 import { createPinnedDispatcher, type PinnedDialEvent, type PinnedDispatcher, type PinnedDispatcherOptions } from './pinned-dispatcher.js';
 import { requestWithDeadline } from './request-with-deadline.js';
-import { type FakeAnswer, fakeLookup, NEVER } from './testing/fake-lookup.js';
-import { type LoopbackServer, startHttpServer, startHttpsServer, startRawServer } from './testing/loopback-server.js';
-import { selfSignedCert } from './testing/self-signed-cert.js';
+import { type FakeAnswer, fakeLookup, NEVER } from '../testing/fake-lookup.js';
+import { type LoopbackServer, startHttpServer, startHttpsServer, startRawServer } from '../testing/loopback-server.js';
+import { selfSignedCert } from '../testing/self-signed-cert.js';
 import { rejectionOf } from '../testing/thrown.js';
 
 const PUBLIC = '93.184.215.14';

@@ -5,6 +5,9 @@ import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { AgentCardSchema } from './schemas.js';
 import type { AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentProvider, AgentSkill, SecurityRequirement, SecurityScheme } from './types.js';
 
+/** The well-known path of an Agent Card (RFC 8615, spec §8.2), below an origin or an agent's base path. @publicApi */
+export const WELL_KNOWN_AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
 /** What an agent declares about itself; everything else on the card is derived. @publicApi */
 export interface AgentCardFields {
   name: string;

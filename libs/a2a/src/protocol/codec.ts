@@ -53,8 +53,8 @@ export interface FieldSpec {
   readonly bound?: 'parts' | 'partContent' | 'metadata';
 }
 
-export interface OneofSpec {
-  readonly members: readonly string[];
+export interface OneofSpec<Name extends string = string> {
+  readonly members: readonly Name[];
   readonly required?: boolean;
 }
 
@@ -63,6 +63,15 @@ export interface Discriminator {
   readonly key: string;
   readonly value: string;
 }
+
+/** Every field name of `T` (of each member, when `T` is a union of shapes). */
+export type FieldName<T> = T extends unknown ? Extract<keyof T, string> : never;
+
+/**
+ * A schema's fields, one per field of its TypeScript type: a field the type has and the schema
+ * lacks, or the reverse, does not compile, so the wire model is declared once and checked twice.
+ */
+export type SchemaFields<T> = { readonly [K in FieldName<T>]-?: FieldSpec };
 
 /** A message schema; `T` only ties a schema to its TypeScript type. */
 export interface Schema<T = unknown> {
@@ -81,16 +90,16 @@ export interface Schema<T = unknown> {
 
 export function schema<T>(
   name: string,
-  fields: Record<string, FieldSpec>,
-  oneofs?: Record<string, OneofSpec>,
+  fields: SchemaFields<T>,
+  oneofs?: Record<string, OneofSpec<FieldName<T>>>,
   options: { discriminator?: Discriminator } = {},
 ): Schema<T> {
   // members of a oneof have explicit presence in proto3: `{"text": ""}` is a text part
-  const members = new Set(Object.values(oneofs ?? {}).flatMap((o) => o.members));
+  const members = new Set<string>(Object.values(oneofs ?? {}).flatMap((o) => o.members));
   const withPresence = Object.fromEntries(
-    Object.entries(fields).map(([key, spec]) => [key, members.has(key) ? { ...spec, presence: true } : spec]),
+    Object.entries<FieldSpec>(fields).map(([key, spec]) => [key, members.has(key) ? { ...spec, presence: true } : spec]),
   );
-  const aliases = Object.fromEntries(Object.entries(fields).flatMap(([key, spec]) => (spec.aliases ?? []).map((alias) => [alias, key])));
+  const aliases = Object.fromEntries(Object.entries<FieldSpec>(fields).flatMap(([key, spec]) => (spec.aliases ?? []).map((alias) => [alias, key])));
   return {
     name,
     fields: withPresence,

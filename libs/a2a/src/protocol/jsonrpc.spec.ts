@@ -1,7 +1,7 @@
 /** The JSON-RPC 2.0 envelope of the A2A JSON-RPC binding (spec digest §2.2). */
 import { describe, expect, it } from '@jest/globals';
 import { InvalidRequestError, MethodNotFoundError, TaskNotFoundError } from './errors.js';
-import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from './jsonrpc.js';
+import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcIdOf, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from './jsonrpc.js';
 
 function envelopeError(body: unknown): JsonRpcEnvelopeError {
   try {
@@ -125,6 +125,22 @@ describe('parseJsonRpcCall: broken envelopes', () => {
   it('a very long unknown method name is cut in the message', () => {
     const error = envelopeError({ jsonrpc: '2.0', id: 1, method: 'x'.repeat(10_000) });
     expect(error.error.message.length).toBeLessThan(200);
+  });
+});
+
+describe('jsonRpcIdOf: the id of an answer given before the call is parsed', () => {
+  it.each<[string, unknown, JsonRpcId]>([
+    ['a number', { jsonrpc: '2.0', id: 7, method: 'GetTask' }, 7],
+    ['a string', { id: 'req-1' }, 'req-1'],
+    ['null', { id: null }, null],
+    ['none (a notification)', { jsonrpc: '2.0', method: 'GetTask' }, null],
+    ['an object', { id: {} }, null],
+    ['a non-finite number', { id: Number.POSITIVE_INFINITY }, null],
+    ['a batch', [{ id: 1 }], null],
+    ['not an object', 'x', null],
+    ['no body', undefined, null],
+  ])('%s', (_, body, id) => {
+    expect(jsonRpcIdOf(body)).toBe(id);
   });
 });
 

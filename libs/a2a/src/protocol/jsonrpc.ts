@@ -26,6 +26,17 @@ function isValidId(id: unknown): id is JsonRpcId {
 }
 
 /**
+ * The id an answer to `body` carries: the request object's own when it is a valid id, else null
+ * (spec §9.5: null when the id could not be read). For answers given before the call is parsed,
+ * such as a guard's refusal.
+ */
+export function jsonRpcIdOf(body: unknown): JsonRpcId {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return isValidId(id) ? id : null;
+}
+
+/**
  * Validates the envelope of a parsed JSON-RPC body. A missing `id` is answered with `id: null`
  * (every A2A method is request/response); batches are not part of A2A.
  * @throws JsonRpcEnvelopeError

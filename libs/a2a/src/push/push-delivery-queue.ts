@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
-import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
+import { importOptionalPackages } from '../config/optional-package.js';
 import { connectOrExplain, redisLocation, type A2ARedisOptions } from '../tasks/redis/redis-connection.js';
 import type { PushJobData, PushJobOutcome } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
@@ -41,10 +41,7 @@ type BullMQ = typeof import('bullmq');
 type RedisClass = typeof import('ioredis').Redis;
 
 async function loadPeers(): Promise<{ bullmq: BullMQ; Redis: RedisClass }> {
-  const missing: string[] = [];
-  const bullmq = await import('bullmq').catch(() => void missing.push('bullmq'));
-  const ioredis = await import('ioredis').catch(() => void missing.push('ioredis'));
-  if (!bullmq || !ioredis) throw new A2AConfigurationError([`push needs ${missing.join(' and ')}: npm install ${missing.join(' ')}`]);
+  const [bullmq, ioredis] = await importOptionalPackages<[BullMQ, typeof import('ioredis')]>('push', ['bullmq', 'ioredis']);
   return { bullmq, Redis: ioredis.Redis };
 }
 

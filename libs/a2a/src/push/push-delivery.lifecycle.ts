@@ -4,7 +4,7 @@
  * final events (which are enqueued, and delivered by whichever instance runs next).
  */
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
-import { A2A_PUSH_OPTIONS, A2A_PUSH_PROCESSOR, A2A_PUSH_QUEUE } from './push.constants.js';
+import { A2A_PUSH_OPTIONS, A2A_PUSH_PROCESSOR, A2A_PUSH_QUEUE } from '../config/a2a.constants.js';
 import type { PushDeliveryQueue } from './push-delivery-queue.js';
 import type { ResolvedPushOptions } from './push-options.js';
 import type { WebhookDeliveryProcessor } from './webhook-delivery.processor.js';

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { EgressPolicy } from '../net/egress-policy.js';
-import { fakeLookup } from '../net/testing/fake-lookup.js';
+import { fakeLookup } from '../testing/fake-lookup.js';
 import { InvalidParamsError, ResourceExhaustedError, TaskNotFoundError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
 import { connectClient, deleteKeys, uniquePrefix } from '../tasks/redis/testing/redis-test-support.js';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPair, type CryptoKey } from 'jose';
 import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
-import { resolveA2AOptions, type A2AModuleOptions } from '../config/a2a-options.js';
+import { resolveA2AOptions, type A2AModuleOptions } from '../a2a-options.js';
 import { configRetentionMs } from './push-options.js';
 
 const redis = { url: 'redis://127.0.0.1:6379' };

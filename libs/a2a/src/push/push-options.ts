@@ -1,9 +1,9 @@
-/** The `push` options of the module: their defaults and their checks (every problem at once). */
+/** The `push` options of the module: their checks (a DTO: every problem at once) and their defaults. */
 import { types } from 'node:util';
 import type * as jose from 'jose';
-import { egressPolicyOf, type EgressPolicyOptions } from '../net/egress-policy.js';
+import { Check, IntegerOption, Nested, NumberOption, StringOption, parentOf } from '../config/option-validation.js';
+import { EgressOption, type EgressPolicyOptions } from '../net/egress-policy.js';
 import { isJwk } from '../protocol/card-signing.js';
-import { isPlainObject } from '../protocol/json-value.js';
 import { parseRetrySchedule, type RetryScheduleInput } from './retry-schedule.js';
 import { parseEncryptionKey } from './secret-box.js';
 
@@ -101,77 +101,75 @@ export interface ResolvedPushSigning {
   expiresInSeconds: number;
 }
 
-const isInt = (value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): boolean =>
-  typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+const isKey = (key: unknown) => isJwk(key) || types.isKeyObject(key) || types.isCryptoKey(key);
+/** The algorithm and key id a signing option means: given, or the JWK's own. */
+const algOf = (signing: Partial<A2APushSigningOptions>) => signing.alg ?? (isJwk(signing.key) ? (signing.key.alg as NotificationSigningAlgorithm | undefined) : undefined);
+const kidOf = (signing: Partial<A2APushSigningOptions>) => signing.kid ?? (isJwk(signing.key) ? signing.key.kid : undefined);
 
-function resolveSigning(signing: A2APushSigningOptions, problems: string[]): ResolvedPushSigning | undefined {
-  const before = problems.length;
-  const key = signing.key as unknown;
-  const jwk = isJwk(key) ? key : undefined;
-  const alg = signing.alg ?? (jwk?.alg as NotificationSigningAlgorithm | undefined);
-  const kid = signing.kid ?? jwk?.kid;
-  if (key === undefined || key === null || (!jwk && !types.isKeyObject(key) && !types.isCryptoKey(key))) {
-    problems.push('push.signing.key: must be a private key (CryptoKey, KeyObject or JWK)');
-  }
-  if (!alg || !NOTIFICATION_SIGNING_ALGORITHMS.includes(alg)) {
-    problems.push(`push.signing.alg: must be one of ${NOTIFICATION_SIGNING_ALGORITHMS.join(', ')} (receivers verify with the public key served in the JWKS)`);
-  }
-  if (typeof kid !== 'string' || kid === '') problems.push('push.signing.kid: is required (it names the key in the JWT header and the JWKS)');
-  if (signing.issuer !== undefined && (typeof signing.issuer !== 'string' || signing.issuer === '')) problems.push('push.signing.issuer: must be a non-empty string');
-  if (signing.expiresInSeconds !== undefined && !isInt(signing.expiresInSeconds, 1, 86_400)) {
-    problems.push('push.signing.expiresInSeconds: must be an integer from 1 to 86400');
-  }
-  if (problems.length > before) return undefined;
-  return { key: signing.key, alg: alg!, kid: kid!, issuer: signing.issuer, expiresInSeconds: signing.expiresInSeconds ?? 300 };
+/** The kids of the card signing keys beside these push options (one JWKS serves both). */
+function cardKids(push: object | undefined): unknown[] {
+  const keys = (push && parentOf<{ signing?: { keys?: unknown } }>(push)?.signing?.keys) ?? [];
+  return Array.isArray(keys) ? keys.map((k: { kid?: unknown; key?: { kid?: unknown } }) => k?.kid ?? k?.key?.kid) : [];
+}
+
+class PushSigningDto {
+  @Check(isKey, 'must be a private key (CryptoKey, KeyObject or JWK)', { evenWhenMissing: true }) key?: unknown;
+  @Check(
+    (_, signing) => NOTIFICATION_SIGNING_ALGORITHMS.includes(algOf(signing) as NotificationSigningAlgorithm),
+    `must be one of ${NOTIFICATION_SIGNING_ALGORITHMS.join(', ')} (receivers verify with the public key served in the JWKS)`,
+    { evenWhenMissing: true },
+  )
+  alg?: unknown;
+  @Check((_, signing) => kidOf(signing) === undefined || !cardKids(parentOf(signing)).includes(kidOf(signing)), (_, signing) => `"${String(kidOf(signing))}" is also the kid of a card signing key; the JWKS needs one key per kid`, {
+    evenWhenMissing: true,
+  })
+  @Check((_, signing) => typeof kidOf(signing) === 'string' && kidOf(signing) !== '', 'is required (it names the key in the JWT header and the JWKS)', { evenWhenMissing: true })
+  kid?: unknown;
+  @StringOption('must be a non-empty string') issuer?: unknown;
+  @IntegerOption(1, 86_400) expiresInSeconds?: unknown;
+}
+
+/** The checks of `push`: every problem at once, never a secret's value. */
+export class PushOptionsDto {
+  @Check((value) => retryScheduleProblems(value).length === 0, (value) => retryScheduleProblems(value).join('\n')) retrySchedule?: unknown;
+  @NumberOption(0, 1) jitter?: unknown;
+  @IntegerOption(100, 300_000, 'ms') attemptTimeoutMs?: unknown;
+  @IntegerOption(0, 1_048_576) maxResponseBytes?: unknown;
+  @IntegerOption(0, 7 * 86_400_000, 'ms') retryAfterCapMs?: unknown;
+  @StringOption('must be letters, digits, . _ - (no colon)', /^[A-Za-z0-9._-]{1,100}$/) queueName?: unknown;
+  @StringOption('must be a non-empty string') queuePrefix?: unknown;
+  @IntegerOption(1, 1000) concurrency?: unknown;
+  @IntegerOption(1, 1000) maxConfigsPerTask?: unknown;
+  @IntegerOption(0, 1_000_000) deadLetterLimit?: unknown;
+  @IntegerOption(0, 600_000, 'ms') shutdownTimeoutMs?: unknown;
+  // the message never echoes the value: it is a secret
+  @Check((value) => parseEncryptionKey(value) !== undefined, 'must be 32 bytes (a Buffer, or 32 bytes as base64 or hex text)') encryptionKey?: unknown;
+  @EgressOption('must be an object of egress policy options') egress?: unknown;
+  @Nested(() => PushSigningDto, 'must be { key, alg, kid, issuer? }') signing?: unknown;
+}
+
+function retryScheduleProblems(input: unknown): string[] {
+  const problems: string[] = [];
+  parseRetrySchedule(input as RetryScheduleInput, problems, '');
+  return problems.map((problem) => problem.replace(/^: /, ''));
 }
 
 /**
- * Checks the push options (each problem goes to `problems`) and fills in the defaults.
- * `keyPrefix`: the module's Redis key prefix, the default queue prefix's start.
+ * The push options with every default filled in. `keyPrefix`: the module's Redis key prefix, the
+ * default queue prefix's start. The options must have passed {@link PushOptionsDto}.
  */
-export function resolvePushOptions(push: A2APushOptions, keyPrefix: string, problems: string[]): ResolvedPushOptions | undefined {
-  const before = problems.length;
-  if (!isPlainObject(push as unknown)) {
-    problems.push('push: must be an object (use {} for the defaults)');
-    return undefined;
-  }
-  const retrySchedule = parseRetrySchedule(push.retrySchedule, problems);
-  const check = (name: keyof A2APushOptions, ok: boolean, text: string) => {
-    if (push[name] !== undefined && !ok) problems.push(`push.${name}: ${text}`);
-  };
-  check('jitter', typeof push.jitter === 'number' && push.jitter >= 0 && push.jitter <= 1, 'must be a number from 0 to 1');
-  check('attemptTimeoutMs', isInt(push.attemptTimeoutMs, 100, 300_000), 'must be an integer from 100 to 300000 (ms)');
-  check('maxResponseBytes', isInt(push.maxResponseBytes, 0, 1_048_576), 'must be an integer from 0 to 1048576');
-  check('retryAfterCapMs', isInt(push.retryAfterCapMs, 0, 7 * 86_400_000), 'must be an integer from 0 to 604800000 (ms)');
-  check('queueName', typeof push.queueName === 'string' && /^[A-Za-z0-9._-]{1,100}$/.test(push.queueName), 'must be letters, digits, . _ - (no colon)');
-  check('queuePrefix', typeof push.queuePrefix === 'string' && push.queuePrefix !== '', 'must be a non-empty string');
-  check('concurrency', isInt(push.concurrency, 1, 1000), 'must be an integer from 1 to 1000');
-  check('maxConfigsPerTask', isInt(push.maxConfigsPerTask, 1, 1000), 'must be an integer from 1 to 1000');
-  check('deadLetterLimit', isInt(push.deadLetterLimit, 0, 1_000_000), 'must be an integer from 0 to 1000000');
-  check('shutdownTimeoutMs', isInt(push.shutdownTimeoutMs, 0, 600_000), 'must be an integer from 0 to 600000 (ms)');
-  let encryptionKey: Buffer | undefined;
-  if (push.encryptionKey !== undefined) {
-    encryptionKey = parseEncryptionKey(push.encryptionKey);
-    // the message never echoes the value: it is a secret
-    if (!encryptionKey) problems.push('push.encryptionKey: must be 32 bytes (a Buffer, or 32 bytes as base64 or hex text)');
-  }
-  const egress: unknown = push.egress ?? {};
-  if (!isPlainObject(egress)) problems.push('push.egress: must be an object of egress policy options');
-  else egressPolicyOf(egress, 'push.egress', problems);
-  const signingGiven = push.signing as unknown;
-  const signing = signingGiven === undefined ? undefined : isPlainObject(signingGiven) ? resolveSigning(push.signing!, problems) : undefined;
-  if (signingGiven !== undefined && !isPlainObject(signingGiven)) problems.push('push.signing: must be { key, alg, kid, issuer? }');
-  if (problems.length > before) return undefined;
+export function resolvePushOptions(push: A2APushOptions, keyPrefix: string): ResolvedPushOptions {
   const attemptTimeoutMs = push.attemptTimeoutMs ?? 15_000;
+  const signing = push.signing;
   return {
-    retrySchedule,
+    retrySchedule: parseRetrySchedule(push.retrySchedule, []),
     jitter: push.jitter ?? 0.2,
     attemptTimeoutMs,
     maxResponseBytes: push.maxResponseBytes ?? 4096,
     retryAfterCapMs: push.retryAfterCapMs ?? 3_600_000,
-    egress: egress as EgressPolicyOptions,
-    signing,
-    encryptionKey,
+    egress: push.egress ?? {},
+    signing: signing && { key: signing.key, alg: algOf(signing)!, kid: kidOf(signing)!, issuer: signing.issuer, expiresInSeconds: signing.expiresInSeconds ?? 300 },
+    encryptionKey: push.encryptionKey === undefined ? undefined : parseEncryptionKey(push.encryptionKey),
     queueName: push.queueName ?? 'a2a-push',
     queuePrefix: push.queuePrefix ?? `${keyPrefix}bull`,
     concurrency: push.concurrency ?? 16,

@@ -8,7 +8,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { EgressPolicy, type EgressPolicyOptions } from '../net/egress-policy.js';
 import { createPinnedDispatcher } from '../net/pinned-dispatcher.js';
-import { fakeLookup, type FakeAnswer, type FakeLookup } from '../net/testing/fake-lookup.js';
+import { fakeLookup, type FakeAnswer, type FakeLookup } from '../testing/fake-lookup.js';
 import { connectClient, deleteKeys, uniquePrefix } from '../tasks/redis/testing/redis-test-support.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { RedisPushDeadLetters } from './push-dead-letters.js';
@@ -19,7 +19,7 @@ import { PushNotificationService } from './push-notification.service.js';
 import { RedisPushConfigStore } from './redis-push-config-store.js';
 import { SecretBox } from './secret-box.js';
 import { sealConfig } from './stored-config.js';
-import { startWebhookReceiver, type ReceiverReply, type WebhookReceiver } from './testing/webhook-receiver.js';
+import { startWebhookReceiver, type ReceiverReply, type WebhookReceiver } from '../testing/webhook-receiver.js';
 import { DeliveryAttemptError, DeliveryFailedError, WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
 
 const prefix = uniquePrefix();

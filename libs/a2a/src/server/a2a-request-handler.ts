@@ -3,6 +3,7 @@
  * the request into params and an {@link A2ACall}, and encodes what comes back.
  */
 import { Inject, Injectable } from '@nestjs/common';
+import { mediaTypeAccepted } from '../protocol/agent-card.js';
 import { decode, encode } from '../protocol/codec.js';
 import {
   ContentTypeNotSupportedError,
@@ -39,10 +40,10 @@ import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
-import type { ResolvedA2AOptions } from '../config/a2a-options.js';
-import { A2A_OPTIONS } from './a2a-options.provider.js';
+import { InjectA2AOptions } from '../config/a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
-import { acceptsMediaType, type PublishedAgent } from './agent-registry.js';
+import type { PublishedAgent } from './agent-registry.js';
+import type { ResolvedServerOptions } from './server-options.js';
 
 /** Everything about a request that is not its params. */
 export interface A2ACall {
@@ -73,7 +74,7 @@ export class A2ARequestHandler {
     @Inject(TaskManager) private readonly tasks: TaskManager,
     @Inject(AgentCardService) private readonly cards: AgentCardService,
     @Inject(PushNotifications) private readonly push: PushNotifications,
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
   ) {}
 
   /**
@@ -207,7 +208,7 @@ export class A2ARequestHandler {
       }
       await this.push.validate(inline, 'configuration.taskPushNotificationConfig.url');
     }
-    const refused = request.message.parts.find((p) => p.mediaType !== undefined && !acceptsMediaType(call.agent, p.mediaType));
+    const refused = request.message.parts.find((p) => p.mediaType !== undefined && !mediaTypeAccepted(p.mediaType, call.agent.inputModes));
     if (refused) {
       throw new ContentTypeNotSupportedError(`This agent does not take ${echoed(refused.mediaType!)}; it takes ${call.agent.inputModes.join(', ')}`, {
         mediaType: echoed(refused.mediaType!),

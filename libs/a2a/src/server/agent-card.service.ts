@@ -1,19 +1,19 @@
 /** Builds, serialises and caches each agent's card, from its declaration and the bindings actually mounted. */
 import { Inject, Injectable } from '@nestjs/common';
-import { A2A_ROUTES } from '../a2a.constants.js';
-import type { ResolvedA2APaths } from '../config/a2a-options.js';
 import type { JSONWebKeySet } from 'jose';
-import type { ResolvedA2AOptions } from '../config/a2a-options.js';
+import { A2A_PUSH_OPTIONS, A2A_ROUTES, InjectA2AOptions } from '../config/a2a.constants.js';
 import { buildAgentCard, entityTag } from '../protocol/agent-card.js';
 import { publicJwks, signedCardBody, type CardSigner } from '../protocol/card-signing.js';
 import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError, UnsupportedOperationError } from '../protocol/errors.js';
 import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
+import type { ResolvedPushOptions } from '../push/push-options.js';
 import { PushNotifications } from '../push/push-notifications.js';
-import { A2A_OPTIONS } from './a2a-options.provider.js';
+import { agentCardPath, bindingPaths, type ResolvedA2APaths } from './a2a-paths.js';
 import type { PublishedAgent } from './agent-registry.js';
 import { PublicUrl } from './public-url.js';
 import { SecurityInventory } from './security/security-inventory.js';
+import type { ResolvedServerOptions } from './server-options.js';
 
 /** A card ready to serve: the exact bytes and their validators. */
 export interface ServedCard {
@@ -21,15 +21,6 @@ export interface ServedCard {
   readonly body: string;
   readonly etag: string;
   readonly lastModified: string;
-}
-
-/** App paths of one agent's bindings: the root paths (default agent) or its per-agent paths. */
-export function bindingPaths(paths: ResolvedA2APaths, agent: string | undefined): { jsonRpc?: string; rest?: string } {
-  const base = agent === undefined ? '' : `${paths.agents}/${agent}`;
-  return {
-    jsonRpc: paths.jsonRpc === false ? undefined : `${base}${paths.jsonRpc}`,
-    rest: paths.rest === false ? undefined : `${base}${paths.rest}`,
-  };
 }
 
 @Injectable()
@@ -45,8 +36,9 @@ export class AgentCardService {
     @Inject(A2A_ROUTES) private readonly paths: ResolvedA2APaths,
     @Inject(PublicUrl) private readonly publicUrl: PublicUrl,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
     @Inject(PushNotifications) private readonly push: PushNotifications,
+    @Inject(A2A_PUSH_OPTIONS) private readonly pushOptions: ResolvedPushOptions | undefined,
   ) {}
 
   /**
@@ -75,7 +67,7 @@ export class AgentCardService {
 
   /** The public keys of the card signatures and of the push-notification signing key: one JWKS (its keys are fixed at start-up). */
   jwks(): Promise<JSONWebKeySet> {
-    const push = this.options.push?.signing;
+    const push = this.pushOptions?.signing;
     this.jwksOnce ??= publicJwks([...this.options.signing.keys, ...(push ? [{ key: push.key, alg: push.alg, kid: push.kid }] : [])]);
     return this.jwksOnce;
   }
@@ -86,7 +78,7 @@ export class AgentCardService {
 
   /** There are keys to publish (signed cards, signed notifications). */
   get servesJwks(): boolean {
-    return this.signed || this.options.push?.signing !== undefined;
+    return this.signed || this.pushOptions?.signing !== undefined;
   }
 
   /** Signers with `jku` pointing at the served JWKS unless they name their own. */
@@ -117,9 +109,14 @@ export class AgentCardService {
     return { streaming: true, pushNotifications: this.push.enabled, extendedAgentCard: agent.extendedCard !== undefined };
   }
 
-  /** The URL of the card of `agent` at its per-agent path. */
-  cardUrl(agent: PublishedAgent): string {
-    return this.publicUrl.of(`${this.paths.agents}/${agent.name}/.well-known/agent-card.json`);
+  /** The URL of the card of the agent named `agent` at its per-agent path, or of the default agent's at the root. */
+  cardUrl(agent?: string): string {
+    return this.publicUrl.of(agentCardPath(this.paths, agent));
+  }
+
+  /** The same card's path on this app (its global prefix included). */
+  cardPath(agent?: string): string {
+    return this.publicUrl.prefixed(agentCardPath(this.paths, agent));
   }
 
   private interfaces(agent: string | undefined): AgentInterface[] {

@@ -1,14 +1,13 @@
-/** Finds the `@A2AAgent` providers at start-up and checks them, listing every problem at once. */
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+/** Finds the `@A2AAgent` providers at start-up and checks them, every problem at once. */
+import { Inject, Injectable } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
-import type { ResolvedA2AOptions } from '../config/a2a-options.js';
-import { agentCardViolations, mediaTypeAccepted, type AgentCardFields } from '../protocol/agent-card.js';
+import { agentCardViolations, type AgentCardFields } from '../protocol/agent-card.js';
 import { AgentNotFoundError } from '../protocol/errors.js';
 import type { AgentExtension } from '../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from '../tasks/agent-executor.js';
-import { A2A_OPTIONS } from './a2a-options.provider.js';
+import { InjectA2AOptions } from '../config/a2a.constants.js';
 import { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './a2a-agent.decorator.js';
+import type { ResolvedServerOptions } from './server-options.js';
 
 /** A published agent: its executor and what its card says. */
 export interface PublishedAgent {
@@ -25,16 +24,22 @@ export interface PublishedAgent {
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 @Injectable()
-export class AgentRegistry implements OnModuleInit {
+export class AgentRegistry {
   private readonly agents = new Map<string, PublishedAgent>();
   private defaultName = '';
+  private published?: string[];
 
   constructor(
     @Inject(DiscoveryService) private readonly discovery: DiscoveryService,
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
   ) {}
 
-  onModuleInit(): void {
+  /**
+   * Publishes the app's agents (once): the problems with them and with `defaultAgent`, for the
+   * module's start-up check to list with every other.
+   */
+  publish(): string[] {
+    if (this.published) return this.published;
     const problems: string[] = [];
     for (const wrapper of this.discovery.getProviders({ metadataKey: A2AAgent.KEY })) {
       const declared = this.discovery.getMetadataByDecorator(A2AAgent, wrapper);
@@ -49,14 +54,15 @@ export class AgentRegistry implements OnModuleInit {
         problems.push(`@A2AAgent ${label}: agents must be singletons (no REQUEST or TRANSIENT scope)`);
         continue;
       }
-      const agent = this.publish(declared, instance as AgentExecutor, label, problems);
+      const agent = this.publishedAgent(declared, instance as AgentExecutor, label, problems);
       if (agent) this.agents.set(agent.name, agent);
     }
     if (this.agents.size === 0) {
       problems.push('no agent is published: add a provider marked @A2AAgent({ name, description, skills }) implementing AgentExecutor');
     }
     this.defaultName = this.chooseDefault(problems);
-    if (problems.length > 0) throw new A2AConfigurationError(problems);
+    this.published = problems;
+    return problems;
   }
 
   /** The agent at a per-agent path, or the default agent when `name` is undefined. */
@@ -74,7 +80,7 @@ export class AgentRegistry implements OnModuleInit {
     return [...this.agents.values()];
   }
 
-  private publish(declared: A2AAgentOptions, executor: AgentExecutor, label: string, problems: string[]): PublishedAgent | undefined {
+  private publishedAgent(declared: A2AAgentOptions, executor: AgentExecutor, label: string, problems: string[]): PublishedAgent | undefined {
     const before = problems.length;
     if (typeof declared.name !== 'string' || !NAME_PATTERN.test(declared.name)) {
       problems.push(`@A2AAgent ${label}: name must be 1-63 letters, digits, '.', '_' or '-' (it is a URL path segment)`);
@@ -125,9 +131,4 @@ export class AgentRegistry implements OnModuleInit {
     }
     return this.agents.keys().next().value ?? '';
   }
-}
-
-/** Does the agent take this media type? (Parts with no mediaType always pass.) */
-export function acceptsMediaType(agent: PublishedAgent, mediaType: string): boolean {
-  return mediaTypeAccepted(mediaType, agent.inputModes);
 }

@@ -2,8 +2,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
-import type { ResolvedA2AOptions } from '../config/a2a-options.js';
-import { A2A_OPTIONS } from './a2a-options.provider.js';
+import { InjectA2AOptions } from '../config/a2a.constants.js';
+import type { ResolvedServerOptions } from './server-options.js';
 
 @Injectable()
 export class PublicUrl {
@@ -11,7 +11,7 @@ export class PublicUrl {
   private warned = false;
 
   constructor(
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
     @Inject(ApplicationConfig) private readonly appConfig: ApplicationConfig,
   ) {}

@@ -1,4 +1,4 @@
-/** What `fn` throws (undefined when it returns), for specs that inspect the error itself. */
+/** What `fn` throws (undefined when it returns), for specs that inspect the error itself. @publicApi */
 export function thrown(fn: () => unknown): unknown {
   try {
     fn();

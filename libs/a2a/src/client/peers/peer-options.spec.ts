@@ -1,23 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
-import { resolveA2AOptions } from '../../config/a2a-options.js';
+import { resolveA2AOptions } from '../../a2a-options.js';
+import { optionProblems } from '../../config/option-validation.js';
 import { thrown } from '../../testing/thrown.js';
 import { credentialEnvName, EnvCredentialResolver } from './credentials.js';
-import { looksLikeSecret, resolvePeersOptions } from './peer-options.js';
+import { PeersOptionsDto, looksLikeSecret, resolvePeersOptions } from './peer-options.js';
 
 const SECRET = 'sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c';
 
 function problemsOf(input: Parameters<typeof resolvePeersOptions>[0]): string[] {
-  const problems: string[] = [];
-  resolvePeersOptions(input, problems);
-  return problems;
+  return optionProblems(PeersOptionsDto, input);
 }
 
 describe('peer options', () => {
   it('fills in the defaults', () => {
-    const problems: string[] = [];
-    const resolved = resolvePeersOptions({ peers: [{ name: 'research', url: 'https://research.example.com', credential: 'research-token' }] }, problems);
-    expect(problems).toEqual([]);
+    const input = { peers: [{ name: 'research', url: 'https://research.example.com', credential: 'research-token' }] };
+    expect(problemsOf(input)).toEqual([]);
+    const resolved = resolvePeersOptions(input);
     expect(resolved.peers[0]).toEqual({
       name: 'research',
       url: 'https://research.example.com',
@@ -99,6 +98,16 @@ describe('peer options', () => {
     ]);
     expect(problemsOf({ peers: [{ name: 'p', url: 'https://p.example.com', egress: { dnsTimeoutMs: 0 } }] })).toEqual([
       expect.stringMatching(/^peers\[0\]\.egress \(peer "p"\): dnsTimeoutMs/),
+    ]);
+  });
+
+  it('credentialOrigins must be http(s) URLs or origins, every bad entry named, never its value', () => {
+    expect(problemsOf({ peers: [{ name: 'p', url: 'https://p.example.com', credentialOrigins: ['ftp://secret@x', 'https://api.example.com', 'nope'] }] })).toEqual([
+      'peers[0].credentialOrigins (peer "p"): entry 0 must be an absolute http(s) URL or origin',
+      'peers[0].credentialOrigins (peer "p"): entry 2 must be an absolute http(s) URL or origin',
+    ]);
+    expect(resolvePeersOptions({ peers: [{ name: 'p', url: 'https://p.example.com', credentialOrigins: ['https://api.example.com/any/path'] }] }).peers[0].credentialOrigins).toEqual([
+      'https://api.example.com',
     ]);
   });
 

@@ -4,7 +4,17 @@
  * problem listed; a problem never repeats an option's value, since the value may be a secret that
  * was put in the wrong place.
  */
-import { egressPolicyOf, type EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
+import {
+  BooleanOption,
+  Check,
+  IntegerOption,
+  Nested,
+  NestedList,
+  StringListOption,
+  StringOption,
+  parentOf,
+} from '../../config/option-validation.js';
+import { EgressOption, usableEgressPolicy, type EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
 import { EgressRefusedError, type EgressRefusalReason } from '../../net/egress-errors.js';
 import { isPlainObject } from '../../protocol/json-value.js';
 import { credentialOriginsOf } from '../credential-scope.js';
@@ -142,27 +152,6 @@ export interface ResolvedPeersOptions {
   };
 }
 
-const PEER_KEYS = new Set([
-  'name',
-  'url',
-  'credential',
-  'scheme',
-  'apiKeyHeader',
-  'tenant',
-  'allow',
-  'optional',
-  'extensions',
-  'timeoutMs',
-  'preferredBinding',
-  'egress',
-  'credentialOrigins',
-]);
-const CREDENTIALS_KEYS = new Set(['envPrefix']);
-const OUTBOUND_KEYS = new Set(['egress', 'timeoutMs', 'connectTimeoutMs', 'discoveryTimeoutMs', 'cardCache', 'retry', 'circuitBreaker', 'maxClients']);
-
-/** Option names that say "I hold a secret": refused wherever an option is not expected. */
-const SECRET_LIKE_KEY = /token|secret|passw|pwd|key|auth|bearer|cookie|header|credential|session|signature/i;
-
 const PEER_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,31}$/;
 const CREDENTIAL_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
 const SCHEME_NAME = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
@@ -181,30 +170,6 @@ export function looksLikeSecret(value: string): boolean {
   return (value.match(/[A-Za-z0-9]{20,}/g) ?? []).some((run) => /[0-9]/.test(run) && /[A-Za-z]/.test(run));
 }
 
-/** Keys of `value` outside `known`: secret-looking ones are refused as literal secrets, the others as unknown. */
-function unknownKeys(value: Record<string, unknown>, known: ReadonlySet<string>, path: string, problems: string[]): void {
-  for (const key of Object.keys(value)) {
-    if (known.has(key)) continue;
-    problems.push(
-      SECRET_LIKE_KEY.test(key)
-        ? `${path}.${key}: literal secrets are not accepted in the options; name a credential instead (credential: 'research-token'), which the CredentialResolver turns into the secret at call time`
-        : `${path}.${key}: unknown option`,
-    );
-  }
-}
-
-function positiveInt(value: unknown, path: string, problems: string[], min = 1): void {
-  if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value >= min)) {
-    problems.push(`${path}: must be an integer of at least ${min}`);
-  }
-}
-
-function stringList(value: unknown, path: string, problems: string[]): void {
-  if (value !== undefined && !(Array.isArray(value) && value.every((v) => typeof v === 'string' && v !== ''))) {
-    problems.push(`${path}: must be a list of non-empty strings`);
-  }
-}
-
 const URL_REASONS: Partial<Record<EgressRefusalReason, string>> = {
   scheme: 'must use https (http only when the egress policy allows it: egress.allowHttp, for development)',
   userinfo: 'must not carry userinfo (user:password@): name a credential instead',
@@ -215,158 +180,167 @@ const URL_REASONS: Partial<Record<EgressRefusalReason, string>> = {
 };
 
 /**
- * A peer URL's problems. The URL itself is never quoted: a secret in its userinfo or query is
- * exactly what this refuses.
+ * A peer URL's problems under `policy` (none to check when its options are unusable, which is
+ * reported where they are given). The URL itself is never quoted: a secret in its userinfo or
+ * query is exactly what this refuses.
  */
-function urlProblems(url: unknown, policy: EgressPolicy | undefined, path: string, problems: string[]): void {
-  if (typeof url !== 'string' || url === '') return void problems.push(`${path}: must be the URL of the peer's Agent Card or origin`);
+function urlProblems(url: unknown, policy: EgressPolicy | undefined): string[] {
+  if (typeof url !== 'string' || url === '') return ["must be the URL of the peer's Agent Card or origin"];
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return void problems.push(`${path}: is not a valid absolute URL`);
+    return ['is not a valid absolute URL'];
   }
-  const before = problems.length;
-  if (parsed.username !== '' || parsed.password !== '') problems.push(`${path}: ${URL_REASONS.userinfo}`);
-  if (parsed.search !== '' || url.includes('?')) problems.push(`${path}: must not carry a query (credentials go in headers, through a named credential)`);
-  if (parsed.hash !== '' || url.includes('#')) problems.push(`${path}: must not carry a fragment`);
-  if (problems.length > before || policy === undefined) return;
+  const problems: string[] = [];
+  if (parsed.username !== '' || parsed.password !== '') problems.push(URL_REASONS.userinfo!);
+  if (parsed.search !== '' || url.includes('?')) problems.push('must not carry a query (credentials go in headers, through a named credential)');
+  if (parsed.hash !== '' || url.includes('#')) problems.push('must not carry a fragment');
+  if (problems.length > 0 || policy === undefined) return problems;
   try {
     policy.checkUrl(parsed);
   } catch (error) {
     if (!(error instanceof EgressRefusedError)) throw error;
-    const reason = URL_REASONS[error.reason] ?? `is refused by the egress policy (${error.reason}; development peers on this machine need egress: { allowHttp: true, allowHosts: ['127.0.0.1'] })`;
-    problems.push(`${path}: ${reason}`);
+    problems.push(
+      URL_REASONS[error.reason] ??
+        `is refused by the egress policy (${error.reason}; development peers on this machine need egress: { allowHttp: true, allowHosts: ['127.0.0.1'] })`,
+    );
   }
+  return problems;
 }
 
-interface PeerDefaults {
-  egress: EgressPolicyOptions;
-  /** Undefined when `outbound.egress` is itself unusable (already reported). */
-  policy: EgressPolicy | undefined;
-  timeoutMs: number;
+type PeerInput = Record<string, unknown>;
+
+/** The options a peer sits in (`peers`, `outbound`): its siblings and the outbound defaults. */
+const ownerOf = (peer: PeerInput) => parentOf<{ peers?: unknown; outbound?: { egress?: unknown } }>(peer);
+
+/** The policy a peer's URL must pass: its own egress options, or the outbound ones. */
+function peerPolicy(peer: PeerInput): EgressPolicy | undefined {
+  return usableEgressPolicy(peer.egress !== undefined ? peer.egress : (ownerOf(peer)?.outbound?.egress ?? {}));
 }
 
-function resolvePeer(raw: unknown, index: number, outbound: PeerDefaults, names: Set<string>, problems: string[]): ResolvedPeer | undefined {
-  const path = `peers[${index}]`;
-  if (!isPlainObject(raw)) return void problems.push(`${path}: must be an object { name, url, ... }`);
-  const before = problems.length;
-  unknownKeys(raw, PEER_KEYS, path, problems);
-  const name = raw.name;
-  if (typeof name !== 'string' || !PEER_NAME.test(name)) {
-    problems.push(`${path}.name: must be 1-32 letters, digits, '-' or '_' (no '__', which separates peer and skill in tool names)`);
-  } else if (names.has(name)) {
-    problems.push(`${path}.name: another peer is already named "${name}"`);
-  } else names.add(name);
-  const label = typeof name === 'string' && PEER_NAME.test(name) ? ` (peer "${name}")` : '';
+function nameTakenEarlier(peer: PeerInput): boolean {
+  const peers = ownerOf(peer)?.peers;
+  if (!Array.isArray(peers)) return false;
+  return peers.slice(0, peers.indexOf(peer)).some((other: unknown) => isPlainObject(other) && other.name === peer.name);
+}
 
-  if (raw.egress !== undefined && !isPlainObject(raw.egress)) problems.push(`${path}.egress${label}: must be egress policy options`);
-  const egress = isPlainObject(raw.egress) ? (raw.egress as EgressPolicyOptions) : outbound.egress;
-  const policy = isPlainObject(raw.egress) ? egressPolicyOf(egress, `${path}.egress${label}`, problems) : outbound.policy;
-  urlProblems(raw.url, policy, `${path}.url${label}`, problems);
+/** The scheme a peer uses: its own, or `bearer` when it names a credential. */
+const schemeOf = (peer: PeerInput) => (typeof peer.scheme === 'string' ? peer.scheme : peer.credential !== undefined ? 'bearer' : undefined);
 
-  const credential = raw.credential;
-  if (credential !== undefined) {
-    if (typeof credential !== 'string' || !CREDENTIAL_NAME.test(credential) || looksLikeSecret(credential)) {
-      problems.push(
-        `${path}.credential${label}: must be the NAME of a credential (a letter, then letters, digits, '.', '_' or '-'; at most 64), not the secret itself: the CredentialResolver turns the name into the secret at call time`,
-      );
-    }
+const isName = (value: unknown) => typeof value === 'string' && PEER_NAME.test(value);
+
+class PeerDto {
+  /** Problems about a peer name it, once its name is usable. */
+  static labelOf(peer: PeerInput, property: string): string {
+    return property !== 'name' && isName(peer.name) ? ` (peer "${String(peer.name)}")` : '';
   }
-  const scheme = raw.scheme;
-  if (scheme !== undefined && (typeof scheme !== 'string' || !SCHEME_NAME.test(scheme))) {
-    problems.push(`${path}.scheme${label}: must be 'bearer', 'apiKey' or the name of a custom strategy (@A2ACredentialStrategy(name))`);
-  }
-  const effectiveScheme = typeof scheme === 'string' ? scheme : credential !== undefined ? 'bearer' : undefined;
-  if ((effectiveScheme === 'bearer' || effectiveScheme === 'apiKey') && credential === undefined) {
-    problems.push(`${path}.credential${label}: the ${effectiveScheme} scheme needs a credential name`);
-  }
-  const apiKeyHeader = raw.apiKeyHeader;
-  if (apiKeyHeader !== undefined && (typeof apiKeyHeader !== 'string' || !HTTP_TOKEN.test(apiKeyHeader) || RESERVED_HEADERS.has(apiKeyHeader.toLowerCase()))) {
-    problems.push(`${path}.apiKeyHeader${label}: must be an HTTP header name (not one the protocol uses)`);
-  }
-  if (raw.tenant !== undefined && (typeof raw.tenant !== 'string' || raw.tenant === '')) problems.push(`${path}.tenant${label}: must be a non-empty string`);
-  stringList(raw.allow, `${path}.allow${label}`, problems);
-  stringList(raw.extensions, `${path}.extensions${label}`, problems);
-  if (raw.optional !== undefined && typeof raw.optional !== 'boolean') problems.push(`${path}.optional${label}: must be true or false`);
-  positiveInt(raw.timeoutMs, `${path}.timeoutMs${label}`, problems);
-  if (raw.preferredBinding !== undefined && !CLIENT_BINDINGS.includes(raw.preferredBinding as A2ABinding)) {
-    problems.push(`${path}.preferredBinding${label}: must be one of ${CLIENT_BINDINGS.join(', ')}`);
-  }
-  const credentialOrigins = credentialOriginsOf(raw.credentialOrigins as string[] | undefined, `${path}.credentialOrigins${label}`, problems);
-  if (problems.length > before) return undefined;
-  return {
-    name: name as string,
-    url: raw.url as string,
-    ...(credential === undefined ? {} : { credential: credential as string }),
-    ...(effectiveScheme === undefined ? {} : { scheme: effectiveScheme }),
-    apiKeyHeader: (apiKeyHeader as string | undefined) ?? DEFAULT_API_KEY_HEADER,
-    ...(raw.tenant === undefined ? {} : { tenant: raw.tenant as string }),
-    allow: (raw.allow as string[] | undefined) ?? ['*'],
-    optional: raw.optional === true,
-    extensions: (raw.extensions as string[] | undefined) ?? [],
-    timeoutMs: (raw.timeoutMs as number | undefined) ?? outbound.timeoutMs,
-    ...(raw.preferredBinding === undefined ? {} : { preferredBinding: raw.preferredBinding as A2ABinding }),
-    egress,
-    credentialOrigins,
-  };
+
+  @Check((name, peer) => !nameTakenEarlier(peer), (name) => `another peer is already named "${String(name)}"`)
+  @Check(isName, "must be 1-32 letters, digits, '-' or '_' (no '__', which separates peer and skill in tool names)", { evenWhenMissing: true })
+  name?: unknown;
+  @EgressOption('must be egress policy options') egress?: unknown;
+  @Check((url, peer) => urlProblems(url, peerPolicy(peer)).length === 0, (url, peer) => urlProblems(url, peerPolicy(peer)).join('\n'), { evenWhenMissing: true })
+  url?: unknown;
+  @Check(
+    (credential, peer) => credential !== undefined || (schemeOf(peer) !== 'bearer' && schemeOf(peer) !== 'apiKey'),
+    (_, peer) => `the ${String(schemeOf(peer))} scheme needs a credential name`,
+    { evenWhenMissing: true },
+  )
+  @Check(
+    (credential) => typeof credential === 'string' && CREDENTIAL_NAME.test(credential) && !looksLikeSecret(credential),
+    "must be the NAME of a credential (a letter, then letters, digits, '.', '_' or '-'; at most 64), not the secret itself: the CredentialResolver turns the name into the secret at call time",
+  )
+  credential?: unknown;
+  @StringOption("must be 'bearer', 'apiKey' or the name of a custom strategy (@A2ACredentialStrategy(name))", SCHEME_NAME) scheme?: unknown;
+  @Check(
+    (header) => typeof header === 'string' && HTTP_TOKEN.test(header) && !RESERVED_HEADERS.has(header.toLowerCase()),
+    'must be an HTTP header name (not one the protocol uses)',
+  )
+  apiKeyHeader?: unknown;
+  @StringOption('must be a non-empty string') tenant?: unknown;
+  @StringListOption() allow?: unknown;
+  @StringListOption() extensions?: unknown;
+  @BooleanOption() optional?: unknown;
+  @IntegerOption(1) timeoutMs?: unknown;
+  @Check((binding) => CLIENT_BINDINGS.includes(binding as A2ABinding), `must be one of ${CLIENT_BINDINGS.join(', ')}`) preferredBinding?: unknown;
+  @Check((origins) => credentialOriginProblems(origins).length === 0, (origins) => credentialOriginProblems(origins).join('\n')) credentialOrigins?: unknown;
+}
+
+function credentialOriginProblems(origins: unknown): string[] {
+  const problems: string[] = [];
+  credentialOriginsOf(origins as string[], '', problems);
+  return problems.map((problem) => problem.replace(/^: /, ''));
+}
+
+class CardCacheDto {
+  @IntegerOption(0) defaultTtlMs?: unknown;
+  @IntegerOption(0) maxTtlMs?: unknown;
+}
+
+class CircuitBreakerDto {
+  @IntegerOption(1) failureThreshold?: unknown;
+  @IntegerOption(1) halfOpenAfterMs?: unknown;
+}
+
+class OutboundDto {
+  @IntegerOption(1) timeoutMs?: unknown;
+  @IntegerOption(1) connectTimeoutMs?: unknown;
+  @IntegerOption(1) discoveryTimeoutMs?: unknown;
+  @IntegerOption(1) maxClients?: unknown;
+  @EgressOption('must be egress policy options') egress?: unknown;
+  @Nested(() => CardCacheDto, 'must be { defaultTtlMs?, maxTtlMs? }') cardCache?: unknown;
+  @Nested(() => CircuitBreakerDto, 'must be { failureThreshold?, halfOpenAfterMs? }') circuitBreaker?: unknown;
+  @Check((retry) => retry === false || isPlainObject(retry), 'must be retry options or false') retry?: unknown;
+}
+
+class CredentialsDto {
+  @StringOption('must be letters, digits and _ (the start of an environment variable name)', /^[A-Za-z_][A-Za-z0-9_]*$|^$/) envPrefix?: unknown;
 }
 
 /**
- * Checks the outbound options, adding every problem to `problems`, and fills in the defaults.
- * Nothing is dialled here.
+ * The checks of the outbound options (`outbound`, `credentials`, `peers`): nothing is dialled, and
+ * a problem never quotes a value, which may be a secret put in the wrong place.
  */
-export function resolvePeersOptions(
-  input: { peers?: unknown; credentials?: unknown; outbound?: unknown },
-  problems: string[],
-): ResolvedPeersOptions {
-  const outbound = input.outbound === undefined ? {} : input.outbound;
-  if (!isPlainObject(outbound)) problems.push('outbound: must be an object');
-  const out = isPlainObject(outbound) ? outbound : {};
-  unknownKeys(out, OUTBOUND_KEYS, 'outbound', problems);
-  for (const key of ['timeoutMs', 'connectTimeoutMs', 'discoveryTimeoutMs', 'maxClients'] as const) positiveInt(out[key], `outbound.${key}`, problems);
-  if (out.egress !== undefined && !isPlainObject(out.egress)) problems.push('outbound.egress: must be egress policy options');
-  const egress = isPlainObject(out.egress) ? (out.egress as EgressPolicyOptions) : {};
-  const policy = egressPolicyOf(egress, 'outbound.egress', problems);
-  const cardCache = isPlainObject(out.cardCache) ? out.cardCache : {};
-  if (out.cardCache !== undefined && !isPlainObject(out.cardCache)) problems.push('outbound.cardCache: must be { defaultTtlMs?, maxTtlMs? }');
-  positiveInt(cardCache.defaultTtlMs, 'outbound.cardCache.defaultTtlMs', problems, 0);
-  positiveInt(cardCache.maxTtlMs, 'outbound.cardCache.maxTtlMs', problems, 0);
-  const breaker = isPlainObject(out.circuitBreaker) ? out.circuitBreaker : {};
-  positiveInt(breaker.failureThreshold, 'outbound.circuitBreaker.failureThreshold', problems);
-  positiveInt(breaker.halfOpenAfterMs, 'outbound.circuitBreaker.halfOpenAfterMs', problems);
-  if (out.retry !== undefined && out.retry !== false && !isPlainObject(out.retry)) problems.push('outbound.retry: must be retry options or false');
+export class PeersOptionsDto {
+  @Nested(() => OutboundDto, 'must be an object') outbound?: unknown;
+  @Nested(() => CredentialsDto, 'must be an object') credentials?: unknown;
+  @NestedList(() => PeerDto, { notList: 'must be a list of peers { name, url, ... }', notObject: 'must be an object { name, url, ... }' }) peers?: unknown;
+}
 
-  const credentials = input.credentials === undefined ? {} : input.credentials;
-  if (!isPlainObject(credentials)) problems.push('credentials: must be an object');
-  const creds = isPlainObject(credentials) ? credentials : {};
-  unknownKeys(creds, CREDENTIALS_KEYS, 'credentials', problems);
-  if (creds.envPrefix !== undefined && (typeof creds.envPrefix !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$|^$/.test(creds.envPrefix))) {
-    problems.push('credentials.envPrefix: must be letters, digits and _ (the start of an environment variable name)');
-  }
-
-  const timeoutMs = (out.timeoutMs as number | undefined) ?? DEFAULT_PEER_TIMEOUT_MS;
-  const peers: ResolvedPeer[] = [];
-  if (input.peers !== undefined && !Array.isArray(input.peers)) problems.push('peers: must be a list of peers { name, url, ... }');
-  const names = new Set<string>();
-  for (const [index, raw] of (Array.isArray(input.peers) ? input.peers : []).entries()) {
-    const peer = resolvePeer(raw, index, { egress, policy, timeoutMs }, names, problems);
-    if (peer !== undefined) peers.push(peer);
-  }
+/** The outbound options with every default filled in. They must have passed {@link PeersOptionsDto}. */
+export function resolvePeersOptions(input: { peers?: A2APeerOptions[]; credentials?: A2ACredentialsOptions; outbound?: A2AOutboundOptions }): ResolvedPeersOptions {
+  const out = input.outbound ?? {};
+  const egress = out.egress ?? {};
+  const timeoutMs = out.timeoutMs ?? DEFAULT_PEER_TIMEOUT_MS;
   return {
-    peers,
-    credentials: { envPrefix: (creds.envPrefix as string | undefined) ?? '' },
+    peers: (input.peers ?? []).map((peer) => ({
+      name: peer.name,
+      url: peer.url,
+      ...(peer.credential === undefined ? {} : { credential: peer.credential }),
+      ...(schemeOf(peer as unknown as PeerInput) === undefined ? {} : { scheme: schemeOf(peer as unknown as PeerInput) }),
+      apiKeyHeader: peer.apiKeyHeader ?? DEFAULT_API_KEY_HEADER,
+      ...(peer.tenant === undefined ? {} : { tenant: peer.tenant }),
+      allow: peer.allow ?? ['*'],
+      optional: peer.optional === true,
+      extensions: peer.extensions ?? [],
+      timeoutMs: peer.timeoutMs ?? timeoutMs,
+      ...(peer.preferredBinding === undefined ? {} : { preferredBinding: peer.preferredBinding }),
+      egress: peer.egress ?? egress,
+      credentialOrigins: credentialOriginsOf(peer.credentialOrigins, 'credentialOrigins', []),
+    })),
+    credentials: { envPrefix: input.credentials?.envPrefix ?? '' },
     outbound: {
-      connectTimeoutMs: (out.connectTimeoutMs as number | undefined) ?? 10_000,
-      discoveryTimeoutMs: (out.discoveryTimeoutMs as number | undefined) ?? 10_000,
-      defaultTtlMs: (cardCache.defaultTtlMs as number | undefined) ?? 300_000,
-      maxTtlMs: (cardCache.maxTtlMs as number | undefined) ?? 300_000,
-      retry: out.retry as A2ARetryOptions | false | undefined,
+      connectTimeoutMs: out.connectTimeoutMs ?? 10_000,
+      discoveryTimeoutMs: out.discoveryTimeoutMs ?? 10_000,
+      defaultTtlMs: out.cardCache?.defaultTtlMs ?? 300_000,
+      maxTtlMs: out.cardCache?.maxTtlMs ?? 300_000,
+      retry: out.retry,
       circuitBreaker: {
-        failureThreshold: (breaker.failureThreshold as number | undefined) ?? 5,
-        halfOpenAfterMs: (breaker.halfOpenAfterMs as number | undefined) ?? 30_000,
+        failureThreshold: out.circuitBreaker?.failureThreshold ?? 5,
+        halfOpenAfterMs: out.circuitBreaker?.halfOpenAfterMs ?? 30_000,
       },
-      maxClients: (out.maxClients as number | undefined) ?? 1000,
+      maxClients: out.maxClients ?? 1000,
     },
   };
 }

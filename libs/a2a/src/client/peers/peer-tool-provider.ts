@@ -14,17 +14,10 @@
  * - Every call passes the app's `ToolApproval` first, with the caller's identity.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  Optional,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-  type OnModuleInit,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
+import { A2A_OPTIONS } from '../../config/a2a.constants.js';
 import { EgressRefusedError, EgressRequestError } from '../../net/egress-errors.js';
 import { EgressPolicy } from '../../net/egress-policy.js';
 import type { PinnedDispatcher } from '../../net/pinned-dispatcher.js';
@@ -35,7 +28,7 @@ import type { JsonObject } from '../../protocol/types.js';
 import { A2AClient } from '../a2a-client.js';
 import { createClientDispatcher } from '../a2a-http.js';
 import { AgentCardResolver } from '../card-resolver.js';
-import { A2AHttpError, A2ATimeoutError, CircuitOpenError, CredentialsWithheldError, NoCompatibleInterfaceError } from '../client-errors.js';
+import { A2AHttpError, A2ATimeoutError, CircuitOpenError, CredentialsWithheldError, InvalidClientOptionsError, NoCompatibleInterfaceError } from '../client-errors.js';
 import { errorFacts } from '../error-mapping.js';
 import type { A2AHeaderValues, A2ARequestInfo } from '../headers.js';
 import { selectInterface } from '../interface-selection.js';
@@ -62,9 +55,6 @@ import {
 } from './peer-tool-errors.js';
 import { argsProblem, peerToolSpecs, toolMessage, toolResult, type PeerToolArgs, type PeerToolResult, type PeerToolSpec } from './peer-tool-specs.js';
 import { ToolApproval } from './tool-approval.js';
-
-/** The resolved outbound options (`ResolvedPeersOptions`). */
-export const A2A_PEER_OPTIONS = Symbol('A2A:PEER_OPTIONS');
 
 /** What a peer tool is given besides its arguments (`ctx.runTool` passes the task's signal and caller). @publicApi */
 export interface PeerToolInvocation {
@@ -133,6 +123,13 @@ interface PeerRuntime {
   origin: string;
 }
 
+/**
+ * Whom the credential of an app's own client (`@InjectA2AClient`) is resolved for: the app itself,
+ * not one of its callers. A `CredentialResolver` handing out per-caller credentials sees this subject.
+ * @publicApi
+ */
+export const APP_SCOPE: PeerScope = Object.freeze({ subject: 'nestjs-a2a:app' });
+
 const BUILT_IN_STRATEGIES: Record<(typeof BUILT_IN_CREDENTIAL_SCHEMES)[number], CredentialStrategy> = {
   bearer: new BearerCredentialStrategy(),
   apiKey: new ApiKeyCredentialStrategy(),
@@ -147,15 +144,17 @@ const HEADER_UNSAFE = /[\0-\x08\x0a-\x1f\x7f]/;
  * @publicApi
  */
 @Injectable()
-export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class PeerToolProvider implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('A2A');
   private readonly peers = new Map<string, PeerRuntime>();
   private readonly breakers: A2ACircuitBreakers;
   private readonly pool: A2AClientPool;
   private readonly strategies = new Map<string, CredentialStrategy>(Object.entries(BUILT_IN_STRATEGIES));
+  /** The app's own client of each peer (`@InjectA2AClient`), made on first use. */
+  private readonly appClients = new Map<string, A2AClient>();
 
   constructor(
-    @Inject(A2A_PEER_OPTIONS) private readonly options: ResolvedPeersOptions,
+    @Inject(A2A_OPTIONS) private readonly options: ResolvedPeersOptions,
     @Inject(CredentialResolver) private readonly credentials: CredentialResolver,
     @Inject(ToolApproval) private readonly approval: ToolApproval,
     @Optional() @Inject(DiscoveryService) private readonly discovery?: DiscoveryService,
@@ -178,8 +177,11 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
     }
   }
 
-  /** Finds the custom credential strategies and checks that every peer's scheme has one. */
-  onModuleInit(): void {
+  /**
+   * Finds the custom credential strategies and checks that every peer's scheme has one: the
+   * problems, for the module's start-up check to list with every other.
+   */
+  findCredentialStrategies(): string[] {
     const problems: string[] = [];
     for (const wrapper of this.discovery?.getProviders({ metadataKey: A2ACredentialStrategy.KEY }) ?? []) {
       const name = this.discovery!.getMetadataByDecorator(A2ACredentialStrategy, wrapper);
@@ -199,7 +201,7 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
         );
       }
     }
-    if (problems.length > 0) throw new A2AConfigurationError(problems);
+    return problems;
   }
 
   /**
@@ -231,6 +233,8 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
 
   async onApplicationShutdown(): Promise<void> {
     await this.pool.close();
+    await Promise.all([...this.appClients.values()].map((client) => client.close().catch(() => undefined)));
+    this.appClients.clear();
     await Promise.all([...this.peers.values()].map(async (peer) => {
       await peer.resolver.close();
       await peer.dispatcher.close().catch(() => undefined);
@@ -254,6 +258,29 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
       }),
     );
     return lists.flat();
+  }
+
+  /** Is a peer of this name configured? */
+  has(peer: string): boolean {
+    return this.peers.has(peer);
+  }
+
+  /**
+   * The app's own client of a configured peer (what `@InjectA2AClient(peer)` injects): the peer's
+   * card URL, credential, tenant, extensions, budget, binding and egress policy, sharing its card
+   * cache, connections and breaker with its tools. The credential is resolved for
+   * {@link APP_SCOPE}; calls on behalf of a caller go through `tools(caller)` instead.
+   * @throws InvalidClientOptionsError when no peer has that name
+   */
+  clientOf(peer: string): A2AClient {
+    const runtime = this.peers.get(peer);
+    if (runtime === undefined) throw new InvalidClientOptionsError([`no peer is named ${JSON.stringify(peer.slice(0, 64))}`]);
+    let client = this.appClients.get(peer);
+    if (client === undefined) {
+      client = this.newClient(runtime, APP_SCOPE);
+      this.appClients.set(peer, client);
+    }
+    return client;
   }
 
   /** What is known of every peer, without contacting any. */
@@ -349,21 +376,25 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
     const { options } = peer;
     return this.pool.get(
       { subject: scope.subject, scopeTenant: scope.tenant ?? '', peer: options.name, credential: options.credential ?? '', tenant: options.tenant ?? '' },
-      () =>
-        new A2AClient({
-          cardUrl: options.url,
-          cardResolver: peer.resolver,
-          dispatcher: peer.dispatcher,
-          circuitBreakers: this.breakers,
-          ...(this.options.outbound.retry === undefined ? {} : { retry: this.options.outbound.retry }),
-          ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
-          ...(options.preferredBinding === undefined ? {} : { preferredBinding: options.preferredBinding }),
-          extensions: options.extensions,
-          timeoutMs: options.timeoutMs,
-          headers: (request) => this.headersFor(peer, scope, request),
-          credentialOrigins: options.credentialOrigins,
-        }),
+      () => this.newClient(peer, scope),
     );
+  }
+
+  private newClient(peer: PeerRuntime, scope: PeerScope): A2AClient {
+    const { options } = peer;
+    return new A2AClient({
+      cardUrl: options.url,
+      cardResolver: peer.resolver,
+      dispatcher: peer.dispatcher,
+      circuitBreakers: this.breakers,
+      ...(this.options.outbound.retry === undefined ? {} : { retry: this.options.outbound.retry }),
+      ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
+      ...(options.preferredBinding === undefined ? {} : { preferredBinding: options.preferredBinding }),
+      extensions: options.extensions,
+      timeoutMs: options.timeoutMs,
+      headers: (request) => this.headersFor(peer, scope, request),
+      credentialOrigins: options.credentialOrigins,
+    });
   }
 
   /** The credential's headers for one request: resolved now, kept nowhere. */

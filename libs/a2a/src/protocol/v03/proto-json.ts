@@ -131,14 +131,14 @@ const PartSchema: Schema<ProtoPart> = schema(
     text: { type: 'string', bound: 'partContent' },
     file: {
       type: msg(() =>
-        schema(
+        schema<NonNullable<ProtoPart['file']>>(
           'FilePart',
           { fileWithUri: { type: 'string', bound: 'partContent' }, fileWithBytes: { type: 'bytes', bound: 'partContent' }, mimeType: str },
           { file: { members: ['fileWithUri', 'fileWithBytes'], required: true } },
         ),
       ),
     },
-    data: { type: msg(() => schema('DataPart', { data: { type: 'struct', required: true, presence: true, bound: 'partContent' } })) },
+    data: { type: msg(() => schema<NonNullable<ProtoPart['data']>>('DataPart', { data: { type: 'struct', required: true, presence: true, bound: 'partContent' } })) },
   },
   { part: { members: ['text', 'file', 'data'], required: true } },
 );

@@ -8,50 +8,48 @@
  * Values that 0.3 means literally keep their presence: `final: false`, `blocking: false`, an
  * empty `schemes` list, a state or role whatever its position in the enum.
  */
-import { schema, union, type FieldSpec, type Schema } from '../codec.js';
+import { schema, union, type FieldName, type FieldSpec, type OneofSpec, type Schema, type SchemaFields } from '../codec.js';
 import { bool, metadata, msg, partsOf, reqStr, str, strList, struct } from '../field-specs.js';
 import { SecurityRequirementSchema, SecuritySchemeSchema } from '../schemas.js';
 import type * as T from './types.js';
 import { V03_ROLES, V03_TASK_STATES } from './types.js';
 
-const kind = (value: string) => ({ discriminator: { key: 'kind', value } });
+/** A variant of a `kind` union: `kind` is its discriminator, not one of its fields. */
+function variant<V extends { kind: string }>(
+  name: string,
+  kind: V['kind'],
+  fields: SchemaFields<Omit<V, 'kind'>>,
+  oneofs?: Record<string, OneofSpec<FieldName<Omit<V, 'kind'>>>>,
+): Schema<V> {
+  return schema<Omit<V, 'kind'>>(name, fields, oneofs, { discriminator: { key: 'kind', value: kind } }) as Schema<V>;
+}
 /** A REQUIRED value kept as given, default or not. */
 const literal = (type: FieldSpec['type']): FieldSpec => ({ type, required: true, presence: true });
 
-export const V03TextPartSchema: Schema<T.V03TextPart> = schema('TextPart', { text: { ...literal('string'), bound: 'partContent' }, metadata }, undefined, kind('text'));
+export const V03TextPartSchema: Schema<T.V03TextPart> = variant('TextPart', 'text', { text: { ...literal('string'), bound: 'partContent' }, metadata });
 
-const FileSchema = schema(
+const FileSchema = schema<T.V03FileWithBytes | T.V03FileWithUri>(
   'FileWithBytes | FileWithUri',
   { bytes: { type: 'bytes', bound: 'partContent' }, uri: { type: 'string', bound: 'partContent' }, mimeType: str, name: str },
   { file: { members: ['bytes', 'uri'], required: true } },
 );
 
-export const V03FilePartSchema: Schema<T.V03FilePart> = schema(
-  'FilePart',
-  { file: { type: msg(() => FileSchema), required: true }, metadata },
-  undefined,
-  kind('file'),
-);
+export const V03FilePartSchema: Schema<T.V03FilePart> = variant('FilePart', 'file', { file: { type: msg(() => FileSchema), required: true }, metadata });
 
-export const V03DataPartSchema: Schema<T.V03DataPart> = schema('DataPart', { data: { ...literal('struct'), bound: 'partContent' }, metadata }, undefined, kind('data'));
+export const V03DataPartSchema: Schema<T.V03DataPart> = variant('DataPart', 'data', { data: { ...literal('struct'), bound: 'partContent' }, metadata });
 
 export const V03PartSchema: Schema<T.V03Part> = union('Part', () => [V03TextPartSchema, V03FilePartSchema, V03DataPartSchema]);
 
-export const V03MessageSchema: Schema<T.V03Message> = schema(
-  'Message',
-  {
-    messageId: reqStr,
-    role: literal({ enum: V03_ROLES, namesOnly: true }),
-    parts: partsOf(() => V03PartSchema),
-    contextId: str,
-    taskId: str,
-    metadata,
-    extensions: strList,
-    referenceTaskIds: strList,
-  },
-  undefined,
-  kind('message'),
-);
+export const V03MessageSchema: Schema<T.V03Message> = variant('Message', 'message', {
+  messageId: reqStr,
+  role: literal({ enum: V03_ROLES, namesOnly: true }),
+  parts: partsOf(() => V03PartSchema),
+  contextId: str,
+  taskId: str,
+  metadata,
+  extensions: strList,
+  referenceTaskIds: strList,
+});
 
 export const V03TaskStatusSchema: Schema<T.V03TaskStatus> = schema('TaskStatus', {
   state: literal({ enum: V03_TASK_STATES, namesOnly: true }),
@@ -68,46 +66,31 @@ export const V03ArtifactSchema: Schema<T.V03Artifact> = schema('Artifact', {
   extensions: strList,
 });
 
-export const V03TaskSchema: Schema<T.V03Task> = schema(
-  'Task',
-  {
-    id: reqStr,
-    contextId: reqStr,
-    status: { type: msg(() => V03TaskStatusSchema), required: true },
-    artifacts: { type: msg(() => V03ArtifactSchema), repeated: true },
-    history: { type: msg(() => V03MessageSchema), repeated: true },
-    metadata,
-  },
-  undefined,
-  kind('task'),
-);
+export const V03TaskSchema: Schema<T.V03Task> = variant('Task', 'task', {
+  id: reqStr,
+  contextId: reqStr,
+  status: { type: msg(() => V03TaskStatusSchema), required: true },
+  artifacts: { type: msg(() => V03ArtifactSchema), repeated: true },
+  history: { type: msg(() => V03MessageSchema), repeated: true },
+  metadata,
+});
 
-export const V03TaskStatusUpdateEventSchema: Schema<T.V03TaskStatusUpdateEvent> = schema(
-  'TaskStatusUpdateEvent',
-  {
-    taskId: reqStr,
-    contextId: reqStr,
-    status: { type: msg(() => V03TaskStatusSchema), required: true },
-    final: literal('bool'),
-    metadata,
-  },
-  undefined,
-  kind('status-update'),
-);
+export const V03TaskStatusUpdateEventSchema: Schema<T.V03TaskStatusUpdateEvent> = variant('TaskStatusUpdateEvent', 'status-update', {
+  taskId: reqStr,
+  contextId: reqStr,
+  status: { type: msg(() => V03TaskStatusSchema), required: true },
+  final: literal('bool'),
+  metadata,
+});
 
-export const V03TaskArtifactUpdateEventSchema: Schema<T.V03TaskArtifactUpdateEvent> = schema(
-  'TaskArtifactUpdateEvent',
-  {
-    taskId: reqStr,
-    contextId: reqStr,
-    artifact: { type: msg(() => V03ArtifactSchema), required: true },
-    append: bool,
-    lastChunk: bool,
-    metadata,
-  },
-  undefined,
-  kind('artifact-update'),
-);
+export const V03TaskArtifactUpdateEventSchema: Schema<T.V03TaskArtifactUpdateEvent> = variant('TaskArtifactUpdateEvent', 'artifact-update', {
+  taskId: reqStr,
+  contextId: reqStr,
+  artifact: { type: msg(() => V03ArtifactSchema), required: true },
+  append: bool,
+  lastChunk: bool,
+  metadata,
+});
 
 export const V03SendMessageResultSchema: Schema<T.V03SendMessageResult> = union('Task | Message', () => [V03TaskSchema, V03MessageSchema]);
 

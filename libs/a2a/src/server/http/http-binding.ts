@@ -1,21 +1,23 @@
 /**
  * What both HTTP bindings share: version and extension negotiation, the caller, dispatch to the
- * request handler, JSON answers and SSE streams. A binding only says how its bodies look.
+ * request handler, JSON answers and SSE streams, and the one place an error becomes an answer. A
+ * binding only says how its bodies look. Bindings see node's request and response and what the
+ * router found ({@link RoutedRequest}), never a platform's own objects.
  */
 import { Inject, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { A2AError, InternalError, UnauthenticatedError, toA2AError } from '../../protocol/errors.js';
 import { responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
 import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
-import { A2A_OPTIONS } from '../a2a-options.provider.js';
 import { A2ARequestHandler, type A2ACall, type StreamEvent } from '../a2a-request-handler.js';
 import type { PublishedAgent } from '../agent-registry.js';
 import { A2ACallerResolver } from '../caller-resolver.js';
 import { SecurityInventory } from '../security/security-inventory.js';
+import type { ResolvedServerOptions } from '../server-options.js';
 import { fromHostException } from './host-errors.js';
 import { SseStreams, type SseStream } from './sse-streams.js';
 
@@ -24,6 +26,17 @@ import { SseStreams, type SseStream } from './sse-streams.js';
  * answer that echoes a caller's text as anything but the type it is sent as.
  */
 export const A2A_ANSWER_HEADERS: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
+
+/** A request as a binding sees it: node's message, and what the platform's router found. */
+export interface RoutedRequest {
+  /** The request as the platform gives it, where the host's guards put `user`: for the caller resolver. */
+  readonly request: unknown;
+  readonly raw: IncomingMessage;
+  /** The `:agent` of a per-agent path; undefined at the root paths. */
+  readonly agent?: string;
+  /** The parsed query string. */
+  readonly query: Readonly<Record<string, unknown>>;
+}
 
 /** How one binding shapes its bodies. */
 export interface WireFormat {
@@ -47,13 +60,16 @@ export interface Exchange {
 export abstract class HttpBinding {
   protected readonly logger = new Logger('A2A');
 
-  @Inject(A2A_OPTIONS) protected readonly options!: ResolvedA2AOptions;
+  @InjectA2AOptions() protected readonly options!: ResolvedServerOptions;
   @Inject(A2ARequestHandler) private readonly handler!: A2ARequestHandler;
   @Inject(A2ACallerResolver) private readonly callers!: A2ACallerResolver;
   @Inject(SseStreams) private readonly streams!: SseStreams;
   @Inject(SecurityInventory) private readonly security!: SecurityInventory;
 
-  protected exchange(req: Request, format: WireFormat): Exchange {
+  /** The exchange of `req` as far as it is known now (a guard may have refused it before the binding ran). */
+  abstract exchange(req: IncomingMessage): Exchange;
+
+  protected exchangeWith(req: IncomingMessage, format: WireFormat): Exchange {
     return {
       mediaType: responseMediaType(req.headers['content-type'], req.headers.accept),
       headers: { ...A2A_ANSWER_HEADERS, [VERSION_HEADER]: PROTOCOL_VERSION },
@@ -62,8 +78,9 @@ export abstract class HttpBinding {
   }
 
   /** Runs one operation and answers: JSON, or an SSE stream for the streaming operations. */
-  protected async serve(req: Request, res: Response, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
-    negotiateVersion(headerOrQuery(req, VERSION_HEADER), [PROTOCOL_VERSION]);
+  protected async serve(routed: RoutedRequest, res: ServerResponse, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
+    const req = routed.raw;
+    negotiateVersion(headerOrQuery(routed, VERSION_HEADER), [PROTOCOL_VERSION]);
     const extensions = activateExtensions(parseExtensionsHeader(req.headers[EXTENSIONS_HEADER.toLowerCase()]), agent.extensions);
     if (extensions.length > 0) exchange.headers[EXTENSIONS_HEADER] = extensions.join(', ');
     const closed = new AbortController();
@@ -74,11 +91,13 @@ export abstract class HttpBinding {
     const requestedTenant = (params as { tenant?: unknown } | undefined)?.tenant;
     const call: A2ACall = {
       agent,
-      caller: await this.callers.resolve(req, { tenant: typeof requestedTenant === 'string' && requestedTenant !== '' ? requestedTenant : undefined }),
+      caller: await this.callers.resolve(routed.request as IncomingMessage, {
+        tenant: typeof requestedTenant === 'string' && requestedTenant !== '' ? requestedTenant : undefined,
+      }),
       extensions,
       signal: closed.signal,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
-      viaAgentPath: req.params.agent !== undefined,
+      viaAgentPath: routed.agent !== undefined,
     };
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;
@@ -91,11 +110,13 @@ export abstract class HttpBinding {
     }
   }
 
-  /** Answers an error raised before the binding's handler ran (a guard, the caller resolver). */
-  abstract answerError(req: Request, res: Response, error: unknown): void;
-
-  /** Errors before a stream opened are ordinary answers; after, an `event: error` and the end. */
-  protected fail(res: Response, error: unknown, exchange: Exchange): void {
+  /**
+   * The one place an error becomes an A2A answer, for the binding's own errors and for what came
+   * before it (a guard, the caller resolver, the body reader): the binding's shape, 401 with
+   * `WWW-Authenticate`, `Allow` with 405. Anything unknown is an InternalError, logged by class
+   * only. Once a stream has opened, an error has already gone out as its `event: error`.
+   */
+  answerError(req: IncomingMessage, res: ServerResponse, error: unknown, exchange: Exchange = this.exchange(req)): void {
     const a2aError = fromHostException(error);
     if (a2aError instanceof InternalError && !(error instanceof InternalError)) this.logUnexpected('Request', error);
     if (res.headersSent) {
@@ -114,8 +135,10 @@ export abstract class HttpBinding {
     this.logger.error(`${what} failed unexpectedly: ${(error as Error)?.name ?? typeof error}`);
   }
 
-  protected sendJson(res: Response, status: number, body: unknown, exchange: Exchange): void {
-    res.status(status).set(exchange.headers).type(exchange.mediaType).send(JSON.stringify(body));
+  protected sendJson(res: ServerResponse, status: number, body: unknown, exchange: Exchange): void {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { ...exchange.headers, 'Content-Type': `${exchange.mediaType}; charset=utf-8`, 'Content-Length': Buffer.byteLength(text) });
+    res.end(text);
   }
 
   /** The handler has accepted the request (its refusals were ordinary answers): the stream opens now, not at its first event. */
@@ -132,9 +155,9 @@ export abstract class HttpBinding {
 }
 
 /** A service parameter from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
-function headerOrQuery(req: Request, name: string): string | undefined {
-  const header = req.headers[name.toLowerCase()];
+function headerOrQuery(routed: RoutedRequest, name: string): string | undefined {
+  const header = routed.raw.headers[name.toLowerCase()];
   if (typeof header === 'string') return header;
-  const query = req.query[name] ?? req.query[name.toLowerCase()];
+  const query = routed.query[name] ?? routed.query[name.toLowerCase()];
   return typeof query === 'string' ? query : undefined;
 }

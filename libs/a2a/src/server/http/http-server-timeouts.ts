@@ -8,8 +8,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
-import { A2A_OPTIONS } from '../a2a-options.provider.js';
+import { InjectA2AOptions } from '../../config/a2a.constants.js';
+import { Check, IntegerOption, optionProblems } from '../../config/option-validation.js';
+import { isPlainObject } from '../../protocol/json-value.js';
+import type { ResolvedServerOptions } from '../server-options.js';
 
 /** @publicApi */
 export interface A2AHttpServerOptions {
@@ -29,15 +31,32 @@ export type ResolvedHttpServerOptions = Required<A2AHttpServerOptions>;
 
 export const HTTP_SERVER_DEFAULTS: ResolvedHttpServerOptions = { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 };
 
-/** Defaults merged, problems listed (never a value): `false` leaves the server as the host set it. */
-export function resolveHttpServerOptions(options: A2AHttpServerOptions | false | undefined, problems: string[]): ResolvedHttpServerOptions | false {
-  if (options === false) return false;
-  const resolved = { ...HTTP_SERVER_DEFAULTS, ...options };
-  for (const key of Object.keys(HTTP_SERVER_DEFAULTS) as Array<keyof ResolvedHttpServerOptions>) {
-    if (!Number.isInteger(resolved[key]) || resolved[key] < 1) problems.push(`httpServer.${key}: must be a positive integer (milliseconds)`);
-  }
-  if (resolved.headersTimeoutMs > resolved.requestTimeoutMs) problems.push('httpServer.headersTimeoutMs: must not exceed httpServer.requestTimeoutMs');
-  return resolved;
+class HttpServerDto {
+  @IntegerOption(1, undefined, 'milliseconds') headersTimeoutMs?: unknown;
+  @IntegerOption(1, undefined, 'milliseconds') requestTimeoutMs?: unknown;
+  @IntegerOption(1, undefined, 'milliseconds') keepAliveTimeoutMs?: unknown;
+}
+
+/** The problems of `httpServer`, each a line about one of its properties (`.requestTimeoutMs: …`); `false` has none. */
+function httpServerProblems(value: unknown): string[] {
+  if (value === false) return [];
+  if (!isPlainObject(value)) return ['must be an object of timeouts, or false'];
+  const problems = optionProblems(HttpServerDto, value).map((line) => `.${line}`);
+  const { headersTimeoutMs, requestTimeoutMs } = { ...HTTP_SERVER_DEFAULTS, ...value };
+  if (problems.length === 0 && (headersTimeoutMs as number) > (requestTimeoutMs as number)) problems.push('.headersTimeoutMs: must not exceed httpServer.requestTimeoutMs');
+  return problems;
+}
+
+/** The check of the `httpServer` module option: `false`, or an object of positive integers, the headers' within the request's. */
+export const HttpServerOption = (): PropertyDecorator =>
+  Check(
+    (value) => httpServerProblems(value).length === 0,
+    (value) => httpServerProblems(value).join('\n'),
+  );
+
+/** Defaults merged: `false` leaves the server as the host set it. */
+export function withHttpServerDefaults(options: A2AHttpServerOptions | false | undefined): ResolvedHttpServerOptions | false {
+  return options === false ? false : { ...HTTP_SERVER_DEFAULTS, ...options };
 }
 
 /**
@@ -54,7 +73,7 @@ export class HttpServerTimeouts implements OnApplicationBootstrap {
 
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
   ) {}
 
   /** Runs before the app listens (Nest calls it from `init()`), when the checking interval can still be set. */

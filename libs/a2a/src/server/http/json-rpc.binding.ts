@@ -1,6 +1,6 @@
 /** The JSON-RPC 2.0 binding (spec §9): one POST endpoint, PascalCase methods, SSE for streams. */
 import { Inject, Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   AgentNotFoundError,
   InvalidRequestError,
@@ -12,11 +12,11 @@ import {
   UnsupportedMediaTypeError,
 } from '../../protocol/errors.js';
 import { JSON_BODY_TYPES, checkContentType } from '../../protocol/json-body.js';
-import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from '../../protocol/jsonrpc.js';
+import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcIdOf, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from '../../protocol/jsonrpc.js';
 import { encodeStreamEvent } from '../a2a-request-handler.js';
 import { AgentRegistry } from '../agent-registry.js';
-import { HttpBinding, type WireFormat } from './http-binding.js';
-import { hasBody, readJsonBody } from './request-body.js';
+import { HttpBinding, type Exchange, type RoutedRequest, type WireFormat } from './http-binding.js';
+import { bodyKnownSoFar, hasBody, readJsonBody } from './request-body.js';
 
 /** JSON-RPC errors travel in HTTP 200 answers, except failures of the HTTP exchange itself. */
 const TRANSPORT_ERRORS = [
@@ -31,7 +31,8 @@ const TRANSPORT_ERRORS = [
 
 /** JSON-RPC bodies for one request: they all carry its id, once it is known. */
 export class JsonRpcFormat implements WireFormat {
-  id: JsonRpcId = null;
+  constructor(public id: JsonRpcId = null) {}
+
   result = (result: unknown) => jsonRpcResult(this.id, result);
   error = (error: Parameters<WireFormat['error']>[0]) => jsonRpcError(this.id, error);
   errorStatus = (error: Parameters<WireFormat['error']>[0]) => (TRANSPORT_ERRORS.some((type) => error instanceof type) ? error.httpStatus : 200);
@@ -44,25 +45,27 @@ export class JsonRpcBinding extends HttpBinding {
     super();
   }
 
-  answerError(req: Request, res: Response, error: unknown): void {
-    this.fail(res, error, this.exchange(req, new JsonRpcFormat()));
+  /** The id is the request's own as soon as its body is known: a guard's refusal carries it too. */
+  exchange(req: IncomingMessage): Exchange {
+    return this.exchangeWith(req, new JsonRpcFormat(jsonRpcIdOf(bodyKnownSoFar(req, this.options.limits))));
   }
 
-  async handle(req: Request, res: Response): Promise<void> {
-    const format = new JsonRpcFormat();
-    const exchange = this.exchange(req, format);
+  async handle(routed: RoutedRequest, res: ServerResponse): Promise<void> {
+    const req = routed.raw;
+    const exchange = this.exchange(req);
+    const format = exchange.format as JsonRpcFormat;
     try {
       if (req.method !== 'POST') throw new MethodNotAllowedError('The JSON-RPC endpoint takes POST only', { allow: 'POST' });
-      const agent = this.registry.resolve(req.params.agent as string | undefined);
+      const agent = this.registry.resolve(routed.agent);
       checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
       const body = await readJsonBody(req, this.options.limits);
       if (body === undefined) throw new InvalidRequestError('The request has no body; send a JSON-RPC 2.0 request object');
       const rpc = parseJsonRpcCall(body);
       format.id = rpc.id;
-      await this.serve(req, res, exchange, agent, rpc.method, rpc.params);
+      await this.serve(routed, res, exchange, agent, rpc.method, rpc.params);
     } catch (error) {
       if (error instanceof JsonRpcEnvelopeError) format.id = error.id;
-      this.fail(res, error instanceof JsonRpcEnvelopeError ? error.error : error, exchange);
+      this.answerError(req, res, error instanceof JsonRpcEnvelopeError ? error.error : error, exchange);
     }
   }
 }

@@ -1,11 +1,13 @@
 /**
- * Reads a JSON request body with the module's limits. The host app's own JSON parser may have read
- * it already (Nest registers one by default for `application/json`): then its result is used,
- * re-parsed from `req.rawBody` when the app keeps raw bodies, and checked for depth.
+ * The body of an A2A request, read once with the module's limits (size, depth, strict UTF-8)
+ * whatever its content type and whatever parser the host app has. On Express the module reads it
+ * ahead of the app's own parsers (see express-body-reader.ts); elsewhere the binding reads it, or
+ * uses what a host parser made of it. What was read is kept per request, so an error answer given
+ * before the binding ran (a guard's) can still carry the JSON-RPC id.
  */
 import type { IncomingMessage } from 'node:http';
-import { JsonParseError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../protocol/errors.js';
-import { checkJsonDepth, parseJsonBody } from '../../protocol/json-body.js';
+import { A2AError, JsonParseError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../protocol/errors.js';
+import { JSON_BODY_TYPES, checkContentType, checkJsonDepth, parseJsonBody } from '../../protocol/json-body.js';
 
 type HostRequest = IncomingMessage & { body?: unknown; rawBody?: Buffer };
 
@@ -14,6 +16,30 @@ export interface BodyLimits {
   readonly maxJsonDepth: number;
 }
 
+/** A body read by the module: its bytes, or why they could not be read; parsed at most once. */
+class ReadBody {
+  private parsed?: { value: unknown } | { error: unknown };
+
+  constructor(private readonly read: { bytes: Buffer } | { error: A2AError }) {}
+
+  /** @throws what reading or parsing failed with */
+  json(maxJsonDepth: number): unknown {
+    if ('error' in this.read) throw this.read.error;
+    const bytes = this.read.bytes;
+    if (!this.parsed) {
+      try {
+        this.parsed = { value: bytes.length === 0 ? undefined : parseJsonBody(bytes, maxJsonDepth) };
+      } catch (error) {
+        this.parsed = { error };
+      }
+    }
+    if ('error' in this.parsed) throw this.parsed.error;
+    return this.parsed.value;
+  }
+}
+
+const READ = new WeakMap<IncomingMessage, ReadBody>();
+
 /** Is there a body at all (as `type-is` decides: a length or a transfer-encoding)? */
 export function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
@@ -21,30 +47,86 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * The parsed JSON body, or undefined when the request has none.
+ * Reads the whole body of `req` within the limit and keeps it (or why it could not be read) for
+ * the binding. Never throws: a refusal is answered by the binding, after the guards ran. A body
+ * over the limit is drained first, as the host's parsers do, so the answer can be sent.
+ */
+export async function readBodyAhead(req: IncomingMessage, limits: BodyLimits): Promise<void> {
+  if (READ.has(req) || !hasBody(req)) return;
+  let read: ReadBody;
+  try {
+    read = new ReadBody({ bytes: await readAll(req, limits.maxBodyBytes) });
+  } catch (error) {
+    read = new ReadBody({ error: error instanceof A2AError ? error : new JsonParseError('The request body could not be read') });
+  }
+  READ.set(req, read);
+}
+
+/**
+ * The parsed JSON body, or undefined when the request has none: what the module read, else what
+ * the host's own parser made of it (re-parsed from `req.rawBody` when the app keeps raw bodies,
+ * checked for depth), else read now.
  * @throws JsonParseError, PayloadTooLargeError, InvalidRequestError (too deep), UnsupportedMediaTypeError (compressed)
  */
 export async function readJsonBody(req: HostRequest, limits: BodyLimits): Promise<unknown> {
-  if (req.readableEnded || req.complete) {
-    // consumed by the host's parser
-    if (req.rawBody) return req.rawBody.length === 0 ? undefined : parseJsonBody(req.rawBody, limits.maxJsonDepth);
-    if (req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0 && !hasBody(req))) {
-      return undefined;
-    }
-    if (typeof req.body !== 'object' || Buffer.isBuffer(req.body)) throw new JsonParseError();
-    checkJsonDepth(req.body, limits.maxJsonDepth);
-    return req.body;
-  }
-  if (!hasBody(req)) return undefined;
-  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity') throw new UnsupportedMediaTypeError(`Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported`);
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
-  const bytes = await readAll(req, limits.maxBodyBytes);
-  return bytes.length === 0 ? undefined : parseJsonBody(bytes, limits.maxJsonDepth);
+  const read = READ.get(req);
+  if (read) return read.json(limits.maxJsonDepth);
+  if (req.readableEnded || req.complete) return hostParsed(req, limits);
+  await readBodyAhead(req, limits);
+  return READ.get(req)?.json(limits.maxJsonDepth);
 }
 
-function readAll(req: IncomingMessage, max: number): Promise<Buffer> {
+/**
+ * The JSON body as far as it is known now, without reading anything: for an answer given before
+ * the binding ran (a guard refused the request). Undefined when unknown or unreadable.
+ */
+export function bodyKnownSoFar(req: HostRequest, limits: BodyLimits): unknown {
+  try {
+    const read = READ.get(req);
+    if (read) return read.json(limits.maxJsonDepth);
+    return req.readableEnded || req.complete ? hostParsed(req, limits) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sets `req.body` to the JSON body read ahead, as the host's JSON parser would have: host guards
+ * and interceptors that look at it keep working. Left alone for other media types and bad bodies
+ * (the binding refuses those).
+ */
+export function exposeBody(req: HostRequest, limits: BodyLimits): void {
+  try {
+    checkContentType(req.headers['content-type'], JSON_BODY_TYPES, true);
+  } catch {
+    return;
+  }
+  const body = bodyKnownSoFar(req, limits);
+  if (body !== undefined) req.body = body;
+}
+
+/** The body as the host app's parser left it. */
+function hostParsed(req: HostRequest, limits: BodyLimits): unknown {
+  if (req.rawBody) return req.rawBody.length === 0 ? undefined : parseJsonBody(req.rawBody, limits.maxJsonDepth);
+  if (req.body === undefined || (typeof req.body === 'object' && req.body !== null && Object.keys(req.body).length === 0 && !hasBody(req))) {
+    return undefined;
+  }
+  if (typeof req.body !== 'object' || Buffer.isBuffer(req.body)) throw new JsonParseError();
+  checkJsonDepth(req.body, limits.maxJsonDepth);
+  return req.body;
+}
+
+/** The body's bytes, at most `max` of them (an identity encoding only). */
+async function readAll(req: IncomingMessage, max: number): Promise<Buffer> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (encoding !== 'identity') {
+    await drained(req);
+    throw new UnsupportedMediaTypeError(`Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported`);
+  }
+  if (Number(req.headers['content-length'] ?? 0) > max) {
+    await drained(req);
+    throw tooLarge(max);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -52,14 +134,13 @@ function readAll(req: IncomingMessage, max: number): Promise<Buffer> {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
-      req.off('aborted', onAborted);
+      req.off('aborted', onError);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
         cleanup();
-        req.resume(); // drain the rest so the answer can still be sent
-        reject(tooLarge(max));
+        void drained(req).then(() => reject(tooLarge(max)));
         return;
       }
       chunks.push(chunk);
@@ -72,11 +153,27 @@ function readAll(req: IncomingMessage, max: number): Promise<Buffer> {
       cleanup();
       reject(new JsonParseError('The request body could not be read'));
     };
-    const onAborted = onError;
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
-    req.on('aborted', onAborted);
+    req.on('aborted', onError);
+  });
+}
+
+/** Resolves once the rest of the body is read and dropped (or the request is gone). */
+function drained(req: IncomingMessage): Promise<void> {
+  if (req.readableEnded) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off('end', done);
+      req.off('close', done);
+      req.off('error', done);
+      resolve();
+    };
+    req.on('end', done);
+    req.on('close', done);
+    req.on('error', done);
+    req.resume();
   });
 }
 

@@ -1,10 +1,10 @@
 /** Open SSE streams: limits (overall and per caller), one shared heartbeat, back-pressure, clean-up. */
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import type { ResolvedA2AOptions } from '../../config/a2a-options.js';
 import { ResourceExhaustedError } from '../../protocol/errors.js';
 import { SSE_HEADERS, SSE_HEARTBEAT } from '../../protocol/sse.js';
-import { A2A_OPTIONS } from '../a2a-options.provider.js';
+import { InjectA2AOptions } from '../../config/a2a.constants.js';
+import type { ResolvedServerOptions } from '../server-options.js';
 
 /** One open stream. Writes wait for the socket to drain, so a slow client cannot grow memory. */
 export class SseStream {
@@ -61,7 +61,7 @@ export class SseStreams {
   private readonly perCaller = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(@Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions) {
+  constructor(@InjectA2AOptions() private readonly options: ResolvedServerOptions) {
     this.timer = setInterval(() => this.open.forEach((s) => s.heartbeat()), options.streaming.heartbeatMs);
     this.timer.unref();
   }

@@ -4,7 +4,7 @@
  */
 import { Inject, Injectable, type CanActivate, type Type } from '@nestjs/common';
 import { ApplicationConfig, Reflector } from '@nestjs/core';
-import { A2A_GUARDS } from '../../a2a.constants.js';
+import { A2A_GUARDS } from '../../config/a2a.constants.js';
 import type { SecurityRequirement, SecurityScheme } from '../../protocol/types.js';
 import { A2ASecurity, type A2ASecurityDeclaration } from './a2a-security.decorator.js';
 

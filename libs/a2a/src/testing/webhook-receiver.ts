@@ -51,6 +51,11 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * Starts a receiver on 127.0.0.1 (an ephemeral port); `script` says how to answer the nth request
+ * to a path (default: 200, empty body). `url(path)` is the webhook URL to register.
+ * @publicApi
+ */
 export async function startWebhookReceiver(script: ReceiverScript = () => undefined): Promise<WebhookReceiver> {
   const received: ReceivedNotification[] = [];
   const seen = new Map<string, number>();

@@ -4,7 +4,7 @@
  * real resolver.
  */
 import { isIP } from 'node:net';
-import type { EgressLookup, ResolvedAddress } from '../egress-policy.js';
+import type { EgressLookup, ResolvedAddress } from '../net/egress-policy.js';
 
 /** An answer that never comes (a resolver that hangs). */
 export const NEVER = Symbol('never answers');
@@ -16,6 +16,7 @@ export interface FakeLookup extends EgressLookup {
   readonly calls: string[];
 }
 
+/** An `EgressLookup` answering from `table` (give it as `egress: { lookup }`). @publicApi */
 export function fakeLookup(table: Record<string, FakeAnswer>): FakeLookup {
   const calls: string[] = [];
   const lookup = async (asked: string): Promise<readonly ResolvedAddress[]> => {

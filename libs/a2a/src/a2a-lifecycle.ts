@@ -3,20 +3,19 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { EventLog } from '../tasks/event-log.js';
-import { TaskManager } from '../tasks/task-manager.js';
-import { TaskStore } from '../tasks/task-store.js';
-import { TaskCoordinator } from '../tasks/task-coordinator.js';
-import type { RedisConnection } from '../tasks/redis/redis-connection.js';
-import { A2A_REDIS } from '../a2a.constants.js';
-import { AgentCardService } from './agent-card.service.js';
-import { AgentRegistry } from './agent-registry.js';
-import { SseStreams } from './http/sse-streams.js';
-import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
-import type { ResolvedA2AOptions } from '../config/a2a-options.js';
-import { A2A_OPTIONS } from './a2a-options.provider.js';
-import { SecurityInventory } from './security/security-inventory.js';
-import { PublicCardCheck } from './security/public-card-check.js';
+import { EventLog } from './tasks/event-log.js';
+import { TaskManager } from './tasks/task-manager.js';
+import { TaskStore } from './tasks/task-store.js';
+import { TaskCoordinator } from './tasks/task-coordinator.js';
+import type { RedisConnection } from './tasks/redis/redis-connection.js';
+import { A2A_REDIS, InjectA2AOptions } from './config/a2a.constants.js';
+import { AgentCardService } from './server/agent-card.service.js';
+import { AgentRegistry } from './server/agent-registry.js';
+import { SseStreams } from './server/http/sse-streams.js';
+import { A2AConfigurationError } from './config/a2a-configuration.error.js';
+import type { ResolvedServerOptions } from './server/server-options.js';
+import { PublicCardCheck } from './server/http/public-card-check.js';
+import { SecurityInventory } from './server/security/security-inventory.js';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -35,7 +34,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(EventLog) private readonly log: EventLog & Closable,
     @Inject(SseStreams) private readonly streams: SseStreams,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
-    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
     @Inject(TaskCoordinator) private readonly coordinator: TaskCoordinator,
     @Inject(A2A_REDIS) private readonly redis: RedisConnection | undefined,
     @Inject(PublicCardCheck) private readonly cardCheck: PublicCardCheck,
@@ -91,8 +90,8 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
   private report(): void {
     const defaultName = this.registry.defaultAgent.name;
     for (const agent of this.registry.all()) {
-      const role = agent.name === defaultName ? ' (default agent, also at /.well-known/agent-card.json)' : '';
-      this.logger.log(`Agent "${agent.name}" ready${role}: card ${this.cards.cardUrl(agent)}; security: ${this.security.describe()}`);
+      const role = agent.name === defaultName ? ` (default agent, also at ${this.cards.cardPath()})` : '';
+      this.logger.log(`Agent "${agent.name}" ready${role}: card ${this.cards.cardUrl(agent.name)}; security: ${this.security.describe()}`);
     }
   }
 }

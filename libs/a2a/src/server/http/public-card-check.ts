@@ -9,10 +9,9 @@ import { APP_GUARD, ModulesContainer } from '@nestjs/core';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { WELL_KNOWN_AGENT_CARD_PATH } from '../../protocol/agent-card.js';
 import { PublicUrl } from '../public-url.js';
-import { A2A_PUBLIC, COMMON_PUBLIC_METADATA_KEY } from './a2a-public.decorator.js';
-
-const WELL_KNOWN_CARD = '/.well-known/agent-card.json';
+import { A2A_PUBLIC, COMMON_PUBLIC_METADATA_KEY } from '../security/a2a-public.decorator.js';
 const CHECK_TIMEOUT_MS = 5_000;
 
 @Injectable()
@@ -31,7 +30,7 @@ export class PublicCardCheck {
   start(address: AddressInfo): void {
     const host = loopbackHostFor(address.address);
     if (host === undefined) return;
-    const url = `http://${host}:${address.port}${this.publicUrl.prefixed(WELL_KNOWN_CARD)}`;
+    const url = `http://${host}:${address.port}${this.publicUrl.prefixed(WELL_KNOWN_AGENT_CARD_PATH)}`;
     this.done = statusOf(url, this.stopped.signal).then(
       (status) => {
         if (status === 401 || status === 403) this.logger.warn(refusedCardWarning(url, status, globalGuardNames(this.modules)));

@@ -1,18 +1,18 @@
 /**
  * The controllers, made per module registration because their paths come from the options
  * (Nest fixes routes when the module is compiled). Thin: each hands the exchange to its binding.
+ * The platform's request and response stop here: bindings get node's and a {@link RoutedRequest}.
  */
 import { All, applyDecorators, Controller, Get, Inject, Req, Res, SetMetadata, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { A2APublicRouteMetadata, ResolvedA2APaths } from '../config/a2a-options.js';
-import { bindingPaths } from './agent-card.service.js';
-import { AgentCardEndpoint } from './http/agent-card.endpoint.js';
-import { JsonRpcBinding } from './http/json-rpc.binding.js';
-import { RestBinding } from './http/rest.binding.js';
-import { A2APublic, COMMON_PUBLIC_METADATA_KEY } from './security/a2a-public.decorator.js';
-import { JsonRpcExceptionFilter, RestExceptionFilter } from './security/a2a-exception.filter.js';
-
-const WELL_KNOWN_CARD = '/.well-known/agent-card.json';
+import { agentCardPath, bindingPaths, type ResolvedA2APaths } from '../a2a-paths.js';
+import { A2AExceptionFilter } from './a2a-exception.filter.js';
+import { AgentCardEndpoint } from './agent-card.endpoint.js';
+import type { RoutedRequest } from './http-binding.js';
+import { JsonRpcBinding } from './json-rpc.binding.js';
+import { RestBinding } from './rest.binding.js';
+import { A2APublic, COMMON_PUBLIC_METADATA_KEY } from '../security/a2a-public.decorator.js';
+import type { A2APublicRouteMetadata } from '../server-options.js';
 
 /** Both the default agent's path and the per-agent path (`{agents}/:agent…`) of a binding. */
 function bothPaths(paths: ResolvedA2APaths, binding: 'jsonRpc' | 'rest'): string[] {
@@ -36,21 +36,26 @@ function PublicRoute(security: ControllerSecurity) {
   );
 }
 
-/** Every other A2A route: the module's guards, and errors before the handler in the binding's shape. */
-function ProtectedRoute(security: ControllerSecurity, filter: Type) {
-  return applyDecorators(UseGuards(...security.guards), UseFilters(filter));
+/** Every other A2A route: the module's guards. */
+function ProtectedRoute(security: ControllerSecurity) {
+  return applyDecorators(UseGuards(...security.guards));
+}
+
+/** What an Express request says to a binding (the platform's request stays the caller resolver's). */
+function routed(req: Request): RoutedRequest {
+  return { request: req, raw: req, agent: req.params.agent as string | undefined, query: req.query as Record<string, unknown> };
 }
 
 export function createA2AControllers(paths: ResolvedA2APaths, security: ControllerSecurity): Type[] {
   @Controller()
   @PublicRoute(security)
-  @UseFilters(RestExceptionFilter)
+  @UseFilters(A2AExceptionFilter)
   class AgentCardController {
     constructor(@Inject(AgentCardEndpoint) private readonly endpoint: AgentCardEndpoint) {}
 
-    @Get([WELL_KNOWN_CARD, `${paths.agents}/:agent${WELL_KNOWN_CARD}`])
+    @Get([agentCardPath(paths, undefined), agentCardPath(paths, ':agent')])
     card(@Req() req: Request, @Res() res: Response): Promise<void> {
-      return this.endpoint.handle(req, res);
+      return this.endpoint.handle(routed(req), res);
     }
 
     @Get(paths.jwks)
@@ -62,13 +67,14 @@ export function createA2AControllers(paths: ResolvedA2APaths, security: Controll
 
   if (paths.jsonRpc !== false) {
     @Controller(bothPaths(paths, 'jsonRpc'))
-    @ProtectedRoute(security, JsonRpcExceptionFilter)
+    @ProtectedRoute(security)
+    @UseFilters(A2AExceptionFilter)
     class JsonRpcController {
       constructor(@Inject(JsonRpcBinding) private readonly binding: JsonRpcBinding) {}
 
       @All()
       handle(@Req() req: Request, @Res() res: Response): Promise<void> {
-        return this.binding.handle(req, res);
+        return this.binding.handle(routed(req), res);
       }
     }
     controllers.push(JsonRpcController);
@@ -76,14 +82,15 @@ export function createA2AControllers(paths: ResolvedA2APaths, security: Controll
 
   if (paths.rest !== false) {
     @Controller(bothPaths(paths, 'rest'))
-    @ProtectedRoute(security, RestExceptionFilter)
+    @ProtectedRoute(security)
+    @UseFilters(A2AExceptionFilter)
     class RestController {
       constructor(@Inject(RestBinding) private readonly binding: RestBinding) {}
 
       // '' as well: the interface URL itself is a path too (answered "no such operation" in the REST shape)
       @All(['', '*path'])
       handle(@Req() req: Request, @Res() res: Response): Promise<void> {
-        return this.binding.handle(req, res, subPath(req));
+        return this.binding.handle(routed(req), res, subPath(req));
       }
     }
     controllers.push(RestController);
