@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createLocalJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, type CryptoKey, type JSONWebKeySet } from 'jose';
 import { A2AModule, PushDeadLetters, PushDeliveryEvents, PushNotifications, TASK_EVENT_LISTENERS, type A2APushOptions, type PushDeliveryEvent } from 'nestjs-a2a';
 import { startWebhookReceiver, type ReceivedNotification, type WebhookReceiver } from '../libs/a2a/src/push/testing/webhook-receiver.js';
-import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';

@@ -26,7 +26,7 @@ import { A2A_OPTIONS } from './server/a2a-options.provider.js';
 import { PublicUrl } from './server/public-url.js';
 import { TASK_EVENT_LISTENERS } from './tasks/task-events.js';
 import { TaskStore } from './tasks/task-store.js';
-import type { RedisConnection } from './tasks/redis/redis-connection.js';
+import type { RedisConnection } from './redis/redis-connection.js';
 
 const keyPrefixOf = (options: ResolvedA2AOptions) => options.redis?.keyPrefix;
 const configTtlOf = (options: ResolvedA2AOptions, push: ResolvedPushOptions) => configRetentionMs(push, options.tasks.retentionMs);

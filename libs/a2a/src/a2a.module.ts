@@ -30,7 +30,7 @@ import { PEER_EXPORTS, peerProviders } from './a2a-peer.providers.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import { PushDeadLetters } from './push/push-dead-letters.js';
 import { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
-import { connectRedis, type RedisConnection } from './tasks/redis/redis-connection.js';
+import { connectRedis, type RedisConnection } from './redis/redis-connection.js';
 import { RedisEventLog } from './tasks/redis/redis-event-log.js';
 import { RedisTaskCoordinator } from './tasks/redis/redis-task-coordinator.js';
 import { RedisTaskStore } from './tasks/redis/redis-task-store.js';

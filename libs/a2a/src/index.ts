@@ -40,8 +40,8 @@ export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';
 export { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
 
 // Redis: durable tasks, one shared event log, several instances
-export type { A2ARedisOptions } from './tasks/redis/redis-connection.js';
-export { REDIS_FAIL_FAST_OPTIONS, type RedisTaskBackendOptions } from './tasks/redis/redis-options.js';
+export { REDIS_FAIL_FAST_OPTIONS, type A2ARedisOptions } from './redis/redis-connection.js';
+export type { RedisTaskBackendOptions } from './tasks/redis/redis-task-options.js';
 export { RedisTaskStore } from './tasks/redis/redis-task-store.js';
 export { RedisEventLog } from './tasks/redis/redis-event-log.js';
 export { RedisTaskCoordinator, type RedisTaskCoordinatorOptions } from './tasks/redis/redis-task-coordinator.js';

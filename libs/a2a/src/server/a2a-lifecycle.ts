@@ -7,7 +7,7 @@ import { EventLog } from '../tasks/event-log.js';
 import { TaskManager } from '../tasks/task-manager.js';
 import { TaskStore } from '../tasks/task-store.js';
 import { TaskCoordinator } from '../tasks/task-coordinator.js';
-import type { RedisConnection } from '../tasks/redis/redis-connection.js';
+import type { RedisConnection } from '../redis/redis-connection.js';
 import { A2A_REDIS } from '../a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
 import { AgentRegistry } from './agent-registry.js';

@@ -6,7 +6,7 @@ import type { LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { collect, describeEventLogContract, statusEvent, textOf } from '../testing/event-log.contract.js';
 import { RedisEventLog } from './redis-event-log.js';
-import { connectClient, connectionsNamed, REDIS_URL, redisOfSpec, sleep, unreachableClient } from './testing/redis-test-support.js';
+import { connectClient, connectionsNamed, REDIS_URL, redisOfSpec, sleep, unreachableClient } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };

@@ -8,7 +8,7 @@ import type { TaskScope } from '../task-store.js';
 import { RedisEventLog } from './redis-event-log.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
 import { RedisTaskStore } from './redis-task-store.js';
-import { keysUnder, redisOfSpec } from './testing/redis-test-support.js';
+import { keysUnder, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const redis = redisOfSpec();

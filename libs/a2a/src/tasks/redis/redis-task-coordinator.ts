@@ -9,9 +9,11 @@ import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { TaskCoordinator } from '../task-coordinator.js';
 import type { TaskScope } from '../task-store.js';
-import { DEFAULT_KEY_PREFIX, RedisKeys } from './redis-keys.js';
-import { redisCall } from './redis-options.js';
-import { CLAIM_FUNCTIONS, LuaScript } from './redis-scripts.js';
+import { LuaScript } from '../../redis/lua-script.js';
+import { redisCall } from '../../redis/redis-call.js';
+import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
+import { RedisTaskKeys } from './redis-task-keys.js';
+import { CLAIM_FUNCTIONS } from './redis-task-scripts.js';
 
 /** @publicApi */
 export interface RedisTaskCoordinatorOptions {
@@ -63,7 +65,7 @@ return taken`);
 /** @publicApi */
 export class RedisTaskCoordinator implements TaskCoordinator {
   private readonly logger = new Logger('A2A');
-  private readonly keys: RedisKeys;
+  private readonly keys: RedisTaskKeys;
   private readonly leaseMs: number;
   private readonly instanceId: string;
   private readonly held = new Set<string>();
@@ -78,7 +80,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     private readonly redis: Redis,
     options: RedisTaskCoordinatorOptions = {},
   ) {
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+    this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.leaseMs = options.leaseMs ?? 10_000;
     this.instanceId = options.instanceId ?? randomUUID();
     // pub/sub takes a connection of its own; one per instance, whatever the number of tasks

@@ -5,9 +5,9 @@ import type { TaskState } from '../../protocol/types.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
 import { statusEvent } from '../testing/event-log.contract.js';
 import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
-import { RedisKeys } from './redis-keys.js';
+import { RedisTaskKeys } from './redis-task-keys.js';
 import { RedisTaskStore } from './redis-task-store.js';
-import { connectClient, deleteKeys, keysUnder, REDIS_URL, redisOfSpec, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
+import { connectClient, deleteKeys, keysUnder, REDIS_URL, redisOfSpec, sleep, uniquePrefix, unreachableClient } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
@@ -69,7 +69,7 @@ describe('RedisTaskStore', () => {
       expect((await list({ pageSize: 10, contextId: 'ctx-2' })).tasks[0].status).toEqual({ state: 'TASK_STATE_WORKING', timestamp: at(8) });
 
       // in Redis: each index holds exactly its members, and indexes of states nobody is in are gone
-      const keys = new RedisKeys(prefix);
+      const keys = new RedisTaskKeys(prefix);
       const sk = keys.scope(scope);
       const members = async (filter: { contextId?: string; status?: string }) =>
         (await redis.client.zrange(keys.index(sk, filter), '0', '-1')).map((m) => m.slice(m.indexOf(':') + 1)).sort();
@@ -164,7 +164,7 @@ describe('RedisTaskStore', () => {
       const scope = freshScope();
       await store.save(scope, makeTask('done', { state: 'TASK_STATE_COMPLETED', contextId: 'c' }), 1, 0);
       await store.save(scope, makeTask('working', { contextId: 'c' }), 1, 0);
-      const keys = new RedisKeys(own);
+      const keys = new RedisTaskKeys(own);
       expect(await redis.client.exists(`${own}expiring`, `${own}expiring-info`)).toBe(2);
       // nothing of the expired task is left: no snapshot, no index entry, no expiry bookkeeping
       const left = [

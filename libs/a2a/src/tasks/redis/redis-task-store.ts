@@ -1,6 +1,6 @@
 /**
- * Task snapshots in Redis, shared by every instance of an app. Key layout: see redis-keys.ts; the
- * writes and the ListTasks reads are Lua scripts (redis-scripts.ts), so each is one atomic step.
+ * Task snapshots in Redis, shared by every instance of an app. Key layout: see redis-task-keys.ts; the
+ * writes and the ListTasks reads are Lua scripts (redis-task-scripts.ts), so each is one atomic step.
  */
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
@@ -8,9 +8,11 @@ import { isTerminalState, type StreamResponse, type Task } from '../../protocol/
 import { decodeCursor, encodeCursor, sortKeyOf, type SortKey } from '../list-cursor.js';
 import type { TaskCommitter } from '../task-committer.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
-import { DEFAULT_KEY_PREFIX, RedisKeys, indexMember, sortKeyOfMember, timeKey } from './redis-keys.js';
-import { assertRedisBackendUsable, redisCall, type RedisTaskBackendOptions } from './redis-options.js';
-import { COMMIT_EVENTS, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED } from './redis-scripts.js';
+import { redisCall } from '../../redis/redis-call.js';
+import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
+import { RedisTaskKeys, indexMember, sortKeyOfMember, timeKey } from './redis-task-keys.js';
+import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
+import { COMMIT_EVENTS, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED } from './redis-task-scripts.js';
 
 /** How many expired tasks one sweep script removes, and how many scripts one timer tick runs at most. */
 const SWEEP_BATCH = 500;
@@ -26,7 +28,7 @@ const SWEEP_BATCHES_PER_TICK = 20;
  */
 export class RedisTaskStore implements TaskStore, TaskCommitter {
   private readonly logger = new Logger(RedisTaskStore.name);
-  private readonly keys: RedisKeys;
+  private readonly keys: RedisTaskKeys;
   private readonly ttlMs: number;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
@@ -44,7 +46,7 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
     private readonly claimer?: { readonly instanceId: string; readonly leaseMs: number },
   ) {
     assertRedisBackendUsable(redis, options);
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+    this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.ttlMs = options.retention.ttlMs;
     // ListTasks sweeps its own scope before counting; this timer bounds what scopes nobody lists leave behind
     this.timer = setInterval(() => void this.sweep(), Math.min(this.ttlMs, 60_000));

@@ -1,29 +1,10 @@
 /**
  * The Lua scripts of the Redis task store and event log. Each runs atomically on the server, which is
  * what makes optimistic concurrency, index upkeep and exact counts hold with many app instances.
- * Key names built here mirror `RedisKeys` (see redis-keys.ts).
+ * Key names built here mirror `RedisTaskKeys` (see redis-task-keys.ts).
  */
-import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { TIME_KEY_LENGTH } from './redis-keys.js';
-
-/** A script run by EVALSHA, loaded with EVAL the first time a server has not seen it. */
-export class LuaScript {
-  private readonly sha: string;
-
-  constructor(private readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  async run(redis: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(this.source, keys.length, ...keys, ...args);
-    }
-  }
-}
+import { LuaScript } from '../../redis/lua-script.js';
+import { TIME_KEY_LENGTH } from './redis-task-keys.js';
 
 /** Helpers shared by the task-store scripts. */
 const COMMON = `
