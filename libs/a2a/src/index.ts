@@ -33,11 +33,12 @@ export { A2ASecurity, SecuritySchemes, type A2ASecurityDeclaration } from './ser
 // tasks: stores, logs, the manager
 export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';
 export { EventLog, type LoggedEvent } from './tasks/event-log.js';
-export { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
-export { InMemoryEventLog } from './tasks/in-memory-event-log.js';
+export { InMemoryTaskStore } from './tasks/in-memory/in-memory-task-store.js';
+export { InMemoryEventLog } from './tasks/in-memory/in-memory-event-log.js';
 export type { RetentionOptions } from './tasks/retention.js';
 export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';
-export { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
+export { TaskCoordinator } from './tasks/task-coordinator.js';
+export { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
 
 // Redis: durable tasks, one shared event log, several instances
 export { REDIS_FAIL_FAST_OPTIONS, type A2ARedisOptions } from './redis/redis-connection.js';

@@ -1,5 +1,5 @@
 /** The per-task event log: the single ordered record every consumer projects from. */
-import type { StreamResponse } from '../protocol/types.js';
+import { isTerminalState, type StreamResponse } from '../protocol/types.js';
 
 /** @publicApi */
 export interface LoggedEvent {
@@ -24,6 +24,13 @@ export interface EventLog {
    * aborts (then the iteration ends quietly). Waits for a log that does not exist yet.
    */
   follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;
+}
+
+/** Does this event end its task? Then its log is kept for the retention time only. */
+export function isTerminalEvent(event: StreamResponse): boolean {
+  if ('statusUpdate' in event) return isTerminalState(event.statusUpdate.status.state);
+  if ('task' in event) return isTerminalState(event.task.status.state);
+  return false;
 }
 
 /** Injection token of the {@link EventLog}. @publicApi */

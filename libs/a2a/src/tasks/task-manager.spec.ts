@@ -5,10 +5,10 @@ import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, Unsuppor
 import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
 import type { A2ACaller, AgentTool, ToolInvocation } from './agent-executor.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
-import { InMemoryEventLog } from './in-memory-event-log.js';
-import { InMemoryTaskStore } from './in-memory-task-store.js';
+import { InMemoryEventLog } from './in-memory/in-memory-event-log.js';
+import { InMemoryTaskStore } from './in-memory/in-memory-task-store.js';
 import type { TaskContext } from './task-context.js';
-import { LocalTaskCoordinator } from './task-coordinator.js';
+import { LocalTaskCoordinator } from './in-memory/local-task-coordinator.js';
 import { TaskManager, type RunnableAgent, type Turn, type TurnStart } from './task-manager.js';
 import type { TaskScope } from './task-store.js';
 

@@ -24,7 +24,8 @@ import {
 import type { A2ACaller, AgentExecutor } from './agent-executor.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
 import { TaskContext, type TurnSink } from './task-context.js';
-import { LocalTaskCoordinator, type TaskCoordinator } from './task-coordinator.js';
+import { LocalTaskCoordinator } from './in-memory/local-task-coordinator.js';
+import type { TaskCoordinator } from './task-coordinator.js';
 import type { TaskEventListener } from './task-events.js';
 import { SequentialTaskCommitter, type TaskCommitter } from './task-committer.js';
 import { applyEvent } from './task-fold.js';

@@ -11,8 +11,7 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
-import type { EventLog, LoggedEvent } from '../event-log.js';
-import { isTerminalEvent } from '../in-memory-event-log.js';
+import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';

@@ -1,8 +1,8 @@
 /** Task snapshots in process memory: the zero-setup default. Terminal tasks are kept bounded. */
-import { isTerminalState, type Task } from '../protocol/types.js';
-import { compareNewestFirst, decodeCursor, encodeCursor, sortKeyOf } from './list-cursor.js';
-import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from './retention.js';
-import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
+import { isTerminalState, type Task } from '../../protocol/types.js';
+import { compareNewestFirst, decodeCursor, encodeCursor, sortKeyOf } from '../list-cursor.js';
+import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
+import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
 
 /** @publicApi */
 export class InMemoryTaskStore implements TaskStore {

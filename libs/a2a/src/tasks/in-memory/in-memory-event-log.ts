@@ -1,20 +1,13 @@
 /** Event logs in process memory: the zero-setup default. Logs of terminal tasks are kept bounded. */
-import { isTerminalState, type StreamResponse } from '../protocol/types.js';
-import type { EventLog, LoggedEvent } from './event-log.js';
-import { ConcurrentTaskUpdateError } from './task-store.js';
-import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from './retention.js';
+import type { StreamResponse } from '../../protocol/types.js';
+import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
+import { ConcurrentTaskUpdateError } from '../task-store.js';
+import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
 
 interface Log {
   readonly events: LoggedEvent[];
   /** Followers waiting for the next append. */
   readonly waiters: Set<() => void>;
-}
-
-/** Does this event end its task? Then its log enters retention. */
-export function isTerminalEvent(event: StreamResponse): boolean {
-  if ('statusUpdate' in event) return isTerminalState(event.statusUpdate.status.state);
-  if ('task' in event) return isTerminalState(event.task.status.state);
-  return false;
 }
 
 /** @publicApi */
