@@ -25,7 +25,7 @@ import { WebhookDeliveryProcessor } from './push/webhook-delivery.processor.js';
 import { A2A_OPTIONS } from './server/a2a-options.provider.js';
 import { PublicUrl } from './server/public-url.js';
 import { TASK_EVENT_LISTENERS } from './tasks/task-events.js';
-import { TaskStore } from './tasks/task-store.js';
+import { TaskBackend } from './tasks/task-backend.js';
 import type { RedisConnection } from './redis/redis-connection.js';
 
 const keyPrefixOf = (options: ResolvedA2AOptions) => options.redis?.keyPrefix;
@@ -89,14 +89,14 @@ export const PUSH_PROVIDERS: Provider[] = [
   },
   {
     provide: PushNotifications,
-    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, tasks: TaskStore) => {
+    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, tasks: TaskBackend) => {
       if (!options.push || !configs) return new DisabledPushNotifications();
-      return new PushNotificationService(configs, tasks, new EgressPolicy(options.push.egress), new SecretBox(options.push.encryptionKey), {
+      return new PushNotificationService(configs, tasks.store, new EgressPolicy(options.push.egress), new SecretBox(options.push.encryptionKey), {
         maxConfigsPerTask: options.push.maxConfigsPerTask,
         finishedTaskConfigTtlMs: configTtlOf(options, options.push),
       });
     },
-    inject: [A2A_OPTIONS, PushConfigStore, TaskStore],
+    inject: [A2A_OPTIONS, PushConfigStore, TaskBackend],
   },
   {
     provide: TASK_EVENT_LISTENERS,

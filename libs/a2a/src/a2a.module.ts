@@ -19,27 +19,15 @@ import { SseStreams } from './server/http/sse-streams.js';
 import { PublicUrl } from './server/public-url.js';
 import { JsonRpcExceptionFilter, RestExceptionFilter } from './server/security/a2a-exception.filter.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
-import { EventLog } from './tasks/event-log.js';
-import { InMemoryEventLog } from './tasks/in-memory/in-memory-event-log.js';
-import { InMemoryTaskStore } from './tasks/in-memory/in-memory-task-store.js';
+import { TaskBackend } from './tasks/task-backend.js';
 import { TaskManager } from './tasks/task-manager.js';
-import { TaskStore } from './tasks/task-store.js';
-import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
+import { TASK_PROVIDERS } from './a2a-task.providers.js';
 import { PUSH_PROVIDERS } from './a2a-push.providers.js';
 import { PEER_EXPORTS, peerProviders } from './a2a-peer.providers.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import { PushDeadLetters } from './push/push-dead-letters.js';
-import { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
-import { TaskCoordinator } from './tasks/task-coordinator.js';
-import { connectRedis, type RedisConnection } from './redis/redis-connection.js';
-import { RedisEventLog } from './tasks/redis/redis-event-log.js';
-import { RedisTaskCoordinator } from './tasks/redis/redis-task-coordinator.js';
-import { RedisTaskStore } from './tasks/redis/redis-task-store.js';
+import { connectRedis } from './redis/redis-connection.js';
 
-const retentionOf = (options: ResolvedA2AOptions) => ({ ttlMs: options.tasks.retentionMs, maxTerminalTasks: options.tasks.maxTerminalTasks });
-const redisBackend = (options: ResolvedA2AOptions) => ({ keyPrefix: options.redis?.keyPrefix, retention: retentionOf(options) });
-
-/** Redis or memory: the options choose each backend's shape, nothing else branches on it. */
 const PROVIDERS = [
   { provide: A2A_OPTIONS, useFactory: (options: A2AModuleOptions) => resolveA2AOptions(options ?? {}), inject: [A2A_MODULE_OPTIONS] },
   {
@@ -47,37 +35,7 @@ const PROVIDERS = [
     useFactory: (options: ResolvedA2AOptions) => (options.redis ? connectRedis(options.redis) : undefined),
     inject: [A2A_OPTIONS],
   },
-  {
-    provide: TaskStore,
-    // on Redis the store's commits also take and drop the coordinator's claims
-    useFactory: (options: ResolvedA2AOptions, coordinator: TaskCoordinator, redis?: RedisConnection) =>
-      redis && coordinator instanceof RedisTaskCoordinator
-        ? new RedisTaskStore(redis.client, redisBackend(options), coordinator.claimer)
-        : new InMemoryTaskStore(retentionOf(options)),
-    inject: [A2A_OPTIONS, TaskCoordinator, A2A_REDIS],
-  },
-  {
-    provide: EventLog,
-    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
-      redis ? new RedisEventLog(redis.client, redisBackend(options)) : new InMemoryEventLog(retentionOf(options)),
-    inject: [A2A_OPTIONS, A2A_REDIS],
-  },
-  {
-    provide: TaskCoordinator,
-    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
-      redis ? new RedisTaskCoordinator(redis.client, { keyPrefix: options.redis?.keyPrefix, leaseMs: options.redis?.leaseMs }) : new LocalTaskCoordinator(),
-    inject: [A2A_OPTIONS, A2A_REDIS],
-  },
-  {
-    provide: TaskManager,
-    useFactory: (store: TaskStore, log: EventLog, coordinator: TaskCoordinator, listeners: TaskEventListener[], options: ResolvedA2AOptions) =>
-      new TaskManager(
-        // on Redis one script appends the event and saves the snapshot
-        { store, log, coordinator, listeners, committer: store instanceof RedisTaskStore ? store : undefined },
-        { executorTimeoutMs: options.limits.executorTimeoutMs },
-      ),
-    inject: [TaskStore, EventLog, TaskCoordinator, TASK_EVENT_LISTENERS, A2A_OPTIONS],
-  },
+  ...TASK_PROVIDERS,
   ...PUSH_PROVIDERS,
   AgentRegistry,
   AgentCardService,
@@ -127,7 +85,7 @@ export class A2AModule extends ConfigurableA2AModule {
         ...(extras.callerResolver ? [{ provide: A2ACallerResolver, useClass: extras.callerResolver }] : []),
         ...peerProviders(extras),
       ],
-      exports: [TaskManager, TaskStore, EventLog, TaskCoordinator, A2ARequestHandler, AgentCardService, A2A_OPTIONS, A2A_REDIS, PushDeliveryEvents, PushDeadLetters, ...PEER_EXPORTS],
+      exports: [TaskManager, TaskBackend, A2ARequestHandler, AgentCardService, A2A_OPTIONS, A2A_REDIS, PushDeliveryEvents, PushDeadLetters, ...PEER_EXPORTS],
     };
   }
 }

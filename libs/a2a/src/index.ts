@@ -30,19 +30,22 @@ export { A2ACallerResolver, ANONYMOUS_SUBJECT, type RequestedScope } from './ser
 export { A2APublic, A2A_PUBLIC } from './server/security/a2a-public.decorator.js';
 export { A2ASecurity, SecuritySchemes, type A2ASecurityDeclaration } from './server/security/a2a-security.decorator.js';
 
-// tasks: stores, logs, the manager
-export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';
-export { EventLog, type LoggedEvent } from './tasks/event-log.js';
+// tasks: where they live (the backend contract, in memory, on Redis, or your own), the manager
+export { TaskBackend, type TaskWrite } from './tasks/task-backend.js';
+export { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './tasks/task-store.js';
+export type { EventLog, LoggedEvent } from './tasks/event-log.js';
+export type { TaskCoordinator } from './tasks/task-coordinator.js';
+export { InMemoryTaskBackend } from './tasks/in-memory/in-memory-task-backend.js';
 export { InMemoryTaskStore } from './tasks/in-memory/in-memory-task-store.js';
 export { InMemoryEventLog } from './tasks/in-memory/in-memory-event-log.js';
+export { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
 export type { RetentionOptions } from './tasks/retention.js';
 export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';
-export { TaskCoordinator } from './tasks/task-coordinator.js';
-export { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
 
 // Redis: durable tasks, one shared event log, several instances
 export { REDIS_FAIL_FAST_OPTIONS, type A2ARedisOptions } from './redis/redis-connection.js';
 export type { RedisTaskBackendOptions } from './tasks/redis/redis-task-options.js';
+export { RedisTaskBackend } from './tasks/redis/redis-task-backend.js';
 export { RedisTaskStore } from './tasks/redis/redis-task-store.js';
 export { RedisEventLog } from './tasks/redis/redis-event-log.js';
 export { RedisTaskCoordinator, type RedisTaskCoordinatorOptions } from './tasks/redis/redis-task-coordinator.js';

@@ -4,6 +4,7 @@ import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested
 import type { CanActivate, Type as NestType } from '@nestjs/common';
 import type { CardSigner } from '../protocol/card-signing.js';
 import type { A2ARedisOptions } from '../redis/redis-connection.js';
+import type { TaskBackend } from '../tasks/task-backend.js';
 import { DEFAULT_KEY_PREFIX } from '../redis/redis-keys.js';
 import { resolvePushOptions, type A2APushOptions, type ResolvedPushOptions } from '../push/push-options.js';
 import type { AgentProvider } from '../protocol/types.js';
@@ -82,6 +83,12 @@ export interface A2AModuleOptions {
    * instances sharing that Redis (tasks, streams, cancel and reconnects work across them).
    */
   redis?: A2ARedisOptions;
+  /**
+   * Where tasks live, when neither memory nor the module's Redis backend will do: your own
+   * {@link TaskBackend} (store, event log, coordinator, atomic commit). The module closes it at
+   * shutdown. With it, `redis` (if set) serves push notifications only; `tasks.*` do not apply.
+   */
+  taskBackend?: TaskBackend;
   /**
    * Push notifications: webhook configs in Redis, deliveries through a BullMQ queue on a retry
    * schedule, every webhook URL checked by an egress (SSRF) policy. Setting it (`{}` for the
@@ -170,6 +177,7 @@ export interface ResolvedA2AOptions {
   allowUnauthenticated: boolean;
   signing: { keys: CardSigner[] };
   redis?: A2ARedisOptions;
+  taskBackend?: TaskBackend;
   /** Set exactly when push notifications are on. */
   push?: ResolvedPushOptions;
   /** Peers, credentials and the outbound network settings. */
@@ -188,7 +196,7 @@ export interface ResolvedA2APaths {
   jwks: string;
 }
 
-const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound'> = {
+const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound' | 'taskBackend'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
   limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
@@ -271,11 +279,12 @@ function pathProblems(paths: A2APathOptions): string[] {
  */
 export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions {
   // signing keys are key objects, not plain data: checked here for shape, and by signing itself at start-up
-  const { signing, redis, push, peers, credentials, outbound, ...plain } = options ?? {};
+  const { signing, redis, taskBackend, push, peers, credentials, outbound, ...plain } = options ?? {};
   const problems = flatten(validateSync(plainToInstance(OptionsDto, plain), { forbidUnknownValues: false }));
   if (signing !== undefined && !Array.isArray(signing?.keys)) problems.push('signing.keys: must be an array of { key, alg, kid }');
   if (redis !== undefined && !redis.url && !redis.options && !redis.client) problems.push('redis: give a url, ioredis options or a client');
   if (redis?.leaseMs !== undefined && (!Number.isInteger(redis.leaseMs) || redis.leaseMs < 100)) problems.push('redis.leaseMs: must be an integer of at least 100');
+  if (taskBackend !== undefined && !isTaskBackend(taskBackend)) problems.push('taskBackend: must be a TaskBackend (store, log, coordinator, commit(), close())');
   if (push !== undefined && redis === undefined) {
     problems.push('push: needs redis (configs and the delivery queue live in Redis): set redis, or remove push');
   }
@@ -294,6 +303,7 @@ export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions
     allowUnauthenticated: options.allowUnauthenticated === true,
     signing: { keys: options.signing?.keys ?? [] },
     redis: options.redis,
+    taskBackend,
     push: resolvedPush,
     outbound: resolvedOutbound,
     defaultAgent: options.defaultAgent,
@@ -302,6 +312,12 @@ export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions
     limits: { ...DEFAULTS.limits, ...options.limits },
     tasks: { ...DEFAULTS.tasks, ...options.tasks },
   };
+}
+
+function isTaskBackend(value: unknown): value is TaskBackend {
+  const backend = value as Partial<TaskBackend> | null;
+  return typeof backend === 'object' && backend !== null && typeof backend.commit === 'function' && typeof backend.close === 'function' &&
+    [backend.store, backend.log, backend.coordinator].every((part) => typeof part === 'object' && part !== null);
 }
 
 /** @throws A2AConfigurationError */

@@ -9,7 +9,7 @@ export interface LoggedEvent {
 }
 
 /**
- * Implementations: {@link InMemoryEventLog}; Redis Streams with the Redis issue.
+ * The log of a {@link TaskBackend} (which appends to it with the snapshot through `commit`).
  * @publicApi
  */
 export interface EventLog {
@@ -32,6 +32,3 @@ export function isTerminalEvent(event: StreamResponse): boolean {
   if ('task' in event) return isTerminalState(event.task.status.state);
   return false;
 }
-
-/** Injection token of the {@link EventLog}. @publicApi */
-export const EventLog = Symbol('A2A:EventLog');

@@ -23,11 +23,10 @@ import {
 } from '../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from './agent-executor.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
+import type { TaskBackend } from './task-backend.js';
 import { TaskContext, type TurnSink } from './task-context.js';
-import { LocalTaskCoordinator } from './in-memory/local-task-coordinator.js';
 import type { TaskCoordinator } from './task-coordinator.js';
 import type { TaskEventListener } from './task-events.js';
-import { SequentialTaskCommitter, type TaskCommitter } from './task-committer.js';
 import { applyEvent } from './task-fold.js';
 import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
 
@@ -39,14 +38,9 @@ export interface TaskManagerOptions {
   cancelWaitMs?: number;
 }
 
-/** What the task manager works with; only the store and the log are required. @publicApi */
+/** What the task manager works with; only the backend is required. @publicApi */
 export interface TaskManagerDeps {
-  readonly store: TaskStore;
-  readonly log: EventLog;
-  /** Default: one process (LocalTaskCoordinator). */
-  readonly coordinator?: TaskCoordinator;
-  /** Default: append to the log, then save the snapshot. */
-  readonly committer?: TaskCommitter;
+  readonly backend: TaskBackend;
   readonly listeners?: readonly TaskEventListener[];
   readonly newId?: () => string;
   readonly now?: () => number;
@@ -117,10 +111,10 @@ export class TaskManager {
   private readonly logger = new Logger('A2A');
   private readonly executions = new Map<string, Execution>();
 
+  private readonly backend: TaskBackend;
   private readonly store: TaskStore;
   private readonly log: EventLog;
   private readonly coordinator: TaskCoordinator;
-  private readonly committer: TaskCommitter;
   private readonly listeners: readonly TaskEventListener[];
   private readonly newId: () => string;
   private readonly now: () => number;
@@ -129,10 +123,10 @@ export class TaskManager {
     deps: TaskManagerDeps,
     private readonly options: TaskManagerOptions,
   ) {
-    this.store = deps.store;
-    this.log = deps.log;
-    this.coordinator = deps.coordinator ?? new LocalTaskCoordinator();
-    this.committer = deps.committer ?? new SequentialTaskCommitter(deps.store, deps.log);
+    this.backend = deps.backend;
+    this.store = deps.backend.store;
+    this.log = deps.backend.log;
+    this.coordinator = deps.backend.coordinator;
     this.listeners = deps.listeners ?? [];
     this.newId = deps.newId ?? randomUUID;
     this.now = deps.now ?? Date.now;
@@ -164,11 +158,8 @@ export class TaskManager {
       // a turn that just asked for input is still returning from execute(): let it finish
       await this.executions.get(prior.task.id)?.whenInterruptedDone();
     }
+    // a new id cannot be claimed by anyone else: its claim goes with its first write (TaskBackend.commit)
     const taskId = prior?.task.id ?? this.newId();
-    // a new id cannot be claimed by anyone else: its claim goes with the first write (inside it,
-    // when the committer can) instead of before it
-    const inlineClaim = !prior && this.committer.claims === true;
-    const claim = inlineClaim ? Promise.resolve(true) : prior ? undefined : this.coordinator.claim(taskId, params.scope);
     if (prior && (this.executions.has(taskId) || !(await this.claimContinuation(prior, params.scope)))) {
       throw new UnsupportedOperationError(`Task ${taskId} is still working on the previous message`, { taskId });
     }
@@ -181,14 +172,15 @@ export class TaskManager {
       }
     }
     const contextId = prior?.task.contextId ?? message.contextId ?? this.newId();
-    const execution = new Execution(this, params, taskId, contextId, prior, claim, inlineClaim);
+    const execution = new Execution(this, params, taskId, contextId, prior);
     this.executions.set(taskId, execution);
     void execution.run().finally(() => {
       this.executions.delete(taskId);
-      // a committer that takes claims dropped this one with the task's terminal write; a turn whose
-      // write failed (the store was unreachable) leaves its claim to lapse, so that the orphan sweep
-      // fails the task once the store is back instead of leaving it WORKING for good
-      if ((this.committer.claims && execution.endedInStore) || execution.writeFailed) return this.coordinator.forget(taskId);
+      // the commit that ended the task dropped its claim; a turn whose write failed (the store was
+      // unreachable) leaves its claim to lapse, so that the orphan sweep fails the task once the
+      // store is back instead of leaving it WORKING for good
+      if (execution.endedInStore) return;
+      if (execution.writeFailed) return this.coordinator.abandon(taskId);
       return this.coordinator.release(taskId).catch(() => undefined);
     });
     return execution;
@@ -304,13 +296,8 @@ export class TaskManager {
   }
 
   /** Appends `events` and saves `next`, the snapshot they fold `current` into (the caller has folded them). @internal */
-  async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim = false): Promise<StoredTask> {
-    const ends = isTerminalState(next.status.state);
-    // a committer that takes claims drops the claim with the write that ends the task: the claim is
-    // no longer renewed from before that write is issued, so no renewal finds it gone and cries "lost"
-    if (ends && this.committer.claims) this.coordinator.forget(next.id);
-    const stored = await this.committer.commit(scope, current, events, next, takeClaim);
-    if (takeClaim && !ends) this.coordinator.adopt(stored.task.id, scope);
+  async write(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task): Promise<StoredTask> {
+    const stored = await this.backend.commit({ scope, current, events, next });
     if (this.listeners.length > 0) {
       const first = stored.seq - events.length + 1;
       const logged = events.map((event, i) => ({ seq: first + i, event }));
@@ -379,14 +366,9 @@ class Execution implements Turn, TurnSink {
     private readonly taskId: string,
     private readonly contextId: string,
     private readonly prior: StoredTask | undefined,
-    /** The claim of a new task, still on its way. */
-    private readonly pendingClaim?: Promise<boolean>,
-    /** The task's first write takes the claim (the committer can). */
-    private readonly claimInFirstWrite = false,
   ) {
     this.scope = params.scope;
     this.stored = prior;
-    pendingClaim?.catch(() => undefined); // its failure is reported by open()
   }
 
   /** The turn ended the task, and that write is stored. */
@@ -569,7 +551,7 @@ class Execution implements Turn, TurnSink {
     if (!batch) return;
     this.batch = undefined;
     // commit() folded every queued event into `stored` as it came: that is the batch's snapshot
-    const written = this.manager.write(this.scope, batch.base, batch.events, this.stored!.task, this.claimInFirstWrite && batch.base === undefined);
+    const written = this.manager.write(this.scope, batch.base, batch.events, this.stored!.task);
     written.then(batch.done.resolve, batch.done.reject);
     this.lastCommit = written.catch((error: unknown) => {
       this.commitFailure ??= error;
@@ -601,10 +583,7 @@ class Execution implements Turn, TurnSink {
     const task: Task = { ...base, status, history };
     const written = this.commit({ task });
     // the turn has started once its first event is stored (streams follow the log from there)
-    Promise.all([this.pendingClaim ?? true, written]).then(([claimed, seq]) => {
-      if (!claimed) this.manager.logs.warn(`Task ${this.taskId} was claimed by another instance as it was created`);
-      this.startedDeferred.resolve({ taskId: this.taskId, seq, task });
-    }, refuse);
+    written.then((seq) => this.startedDeferred.resolve({ taskId: this.taskId, seq, task }), refuse);
   }
 
   /** Ends the task in `state` (if it has not ended): opens it first when nothing was written yet. */

@@ -47,7 +47,7 @@ export interface TaskPage {
 }
 
 /**
- * Task snapshots. Implementations: {@link InMemoryTaskStore}; Redis with the Redis issue.
+ * Task snapshots, the store of a {@link TaskBackend} (which writes them with its events through `commit`).
  * @publicApi
  */
 export interface TaskStore {
@@ -61,9 +61,6 @@ export interface TaskStore {
   /** Tasks of `scope` matching `query`, by status timestamp, newest first; cursor-paginated. */
   list(scope: TaskScope, query: TaskQuery): Promise<TaskPage>;
 }
-
-/** Injection token of the {@link TaskStore}. @publicApi */
-export const TaskStore = Symbol('A2A:TaskStore');
 
 /** Two writers raced on one task; the loser must re-read and retry, or give up. @publicApi */
 export class ConcurrentTaskUpdateError extends Error {

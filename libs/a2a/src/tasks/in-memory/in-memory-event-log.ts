@@ -20,14 +20,27 @@ export class InMemoryEventLog implements EventLog {
   }
 
   async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
+    return this.appendAll(taskId, [event], expectedSeq);
+  }
+
+  /**
+   * {@link append} for several events, synchronously: the in-memory backend's commit appends a
+   * batch with it. Returns the last sequence number.
+   * @throws ConcurrentTaskUpdateError when the log has moved past `expectedSeq` (nothing is appended)
+   */
+  appendAll(taskId: string, events: readonly StreamResponse[], expectedSeq: number): number {
     if ((this.logs.get(taskId)?.events.length ?? 0) !== expectedSeq) throw new ConcurrentTaskUpdateError(taskId);
     const log = this.log(taskId);
-    const seq = expectedSeq + 1;
-    log.events.push({ seq, event });
+    let seq = expectedSeq;
+    let ends = false;
+    for (const event of events) {
+      log.events.push({ seq: ++seq, event });
+      ends ||= isTerminalEvent(event);
+    }
     const waiters = [...log.waiters];
     log.waiters.clear();
     waiters.forEach((wake) => wake());
-    if (isTerminalEvent(event)) this.retention.finished(taskId);
+    if (ends) this.retention.finished(taskId);
     return seq;
   }
 

@@ -19,10 +19,18 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
-    const current = this.tasks.get(task.id);
-    if ((current?.version ?? 0) !== expectedVersion || (current && !sameScope(current.scope, scope))) {
-      throw new ConcurrentTaskUpdateError(task.id);
-    }
+    return this.put(scope, task, seq, expectedVersion);
+  }
+
+  /** Would a save of `taskId` in `scope` expecting `expectedVersion` be taken? */
+  accepts(scope: TaskScope, taskId: string, expectedVersion: number): boolean {
+    const current = this.tasks.get(taskId);
+    return (current?.version ?? 0) === expectedVersion && (current === undefined || sameScope(current.scope, scope));
+  }
+
+  /** {@link save}, synchronously: the in-memory backend's commit runs it right after the log's append, nothing in between. */
+  put(scope: TaskScope, task: Task, seq: number, expectedVersion: number): StoredTask {
+    if (!this.accepts(scope, task.id, expectedVersion)) throw new ConcurrentTaskUpdateError(task.id);
     const stored: StoredTask = { task, scope, seq, version: expectedVersion + 1 };
     this.tasks.set(task.id, stored);
     if (isTerminalState(task.status.state)) this.retention.finished(task.id);

@@ -1,7 +1,7 @@
 /** Claims within one process: the in-memory backend's coordinator. */
 import type { TaskCoordinator } from '../task-coordinator.js';
 
-/** One process: claims are a set, a cancel request is a function call, nobody dies alone. */
+/** One process: claims are a set, a cancel request is a function call, nobody dies alone. @publicApi */
 export class LocalTaskCoordinator implements TaskCoordinator {
   private readonly claims = new Set<string>();
   private readonly cancelListeners: Array<(taskId: string) => void> = [];
@@ -13,15 +13,12 @@ export class LocalTaskCoordinator implements TaskCoordinator {
   }
 
   async release(taskId: string): Promise<void> {
-    this.claims.delete(taskId);
+    this.drop(taskId);
   }
 
-  adopt(taskId: string): void {
-    this.claims.add(taskId);
-  }
-
-  forget(taskId: string): void {
-    this.claims.delete(taskId);
+  /** No lapse to wait for in one process: the claim ends at once. */
+  abandon(taskId: string): void {
+    this.drop(taskId);
   }
 
   async isClaimed(taskId: string): Promise<boolean> {
@@ -40,7 +37,17 @@ export class LocalTaskCoordinator implements TaskCoordinator {
     // a single process never outlives its own tasks
   }
 
-  async close(): Promise<void> {
+  /** A claim a commit took (it created the task). */
+  adopt(taskId: string): void {
+    this.claims.add(taskId);
+  }
+
+  /** A claim a commit dropped (it ended the task), or one given up. */
+  drop(taskId: string): void {
+    this.claims.delete(taskId);
+  }
+
+  close(): void {
     this.claims.clear();
   }
 }

@@ -5,9 +5,8 @@ import { Logger } from '@nestjs/common';
 import type { TaskContext } from '../task-context.js';
 import { TaskManager, type RunnableAgent } from '../task-manager.js';
 import type { TaskScope } from '../task-store.js';
-import { RedisEventLog } from './redis-event-log.js';
+import { RedisTaskBackend } from './redis-task-backend.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
-import { RedisTaskStore } from './redis-task-store.js';
 import { keysUnder, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
@@ -15,21 +14,17 @@ const redis = redisOfSpec();
 const { prefix } = redis;
 const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
 
-const backend = { keyPrefix: prefix, retention: { ttlMs: 60_000, maxTerminalTasks: 1000 } };
-
-/** One app instance: the Redis backends and a task manager on them. */
+/** One app instance: the Redis backend and a task manager on it. */
 function instance(leaseMs: number) {
-  const coordinator = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs });
-  const store = new RedisTaskStore(redis.client, backend, coordinator.claimer);
-  const log = new RedisEventLog(redis.client, backend);
-  const manager = new TaskManager({ store, log, coordinator, committer: store }, { executorTimeoutMs: 60_000 });
+  const backend = new RedisTaskBackend(redis.client, { keyPrefix: prefix, leaseMs, retention: { ttlMs: 60_000, maxTerminalTasks: 1000 } });
+  const manager = new TaskManager({ backend }, { executorTimeoutMs: 60_000 });
   return {
-    coordinator,
-    store,
+    coordinator: backend.coordinator,
+    store: backend.store,
     manager,
     close: async () => {
       await manager.shutdown();
-      await Promise.all([coordinator.close(), store.close(), log.close()]);
+      await backend.close();
     },
   };
 }

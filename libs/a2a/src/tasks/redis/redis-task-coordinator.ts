@@ -66,8 +66,10 @@ return taken`);
 export class RedisTaskCoordinator implements TaskCoordinator {
   private readonly logger = new Logger('A2A');
   private readonly keys: RedisTaskKeys;
-  private readonly leaseMs: number;
-  private readonly instanceId: string;
+  /** A claim not renewed for this long is dead. */
+  readonly leaseMs: number;
+  /** Names this instance in leases. */
+  readonly instanceId: string;
   private readonly held = new Set<string>();
   private readonly cancelListeners: Array<(taskId: string) => void> = [];
   private readonly orphanListeners: Array<(taskId: string, scope: TaskScope) => void> = [];
@@ -108,17 +110,14 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     await redisCall(() => RELEASE.run(this.redis, [this.keys.lease(taskId), this.keys.claims()], [this.instanceId, taskId]));
   }
 
-  adopt(taskId: string): void {
-    this.held.add(taskId);
-  }
-
-  forget(taskId: string): void {
+  /** Stops renewing: the lease lapses, unless the commit ending the task drops it first. */
+  abandon(taskId: string): void {
     this.held.delete(taskId);
   }
 
-  /** The claim settings a committer needs to take and drop claims of this instance in its own writes. */
-  get claimer(): { readonly instanceId: string; readonly leaseMs: number } {
-    return { instanceId: this.instanceId, leaseMs: this.leaseMs };
+  /** A claim the backend's commit script took for this instance (it created the task): renew it. */
+  adopt(taskId: string): void {
+    this.held.add(taskId);
   }
 
   async isClaimed(taskId: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-/** Options shared by the Redis task store and event log, and what their ioredis client must look like. */
+/** Options of the Redis task backend (its store, log and coordinator), and what their ioredis client must look like. */
 import type { Redis } from 'ioredis';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { RetentionOptions } from '../retention.js';
@@ -14,6 +14,10 @@ export interface RedisTaskBackendOptions {
    * one instance still serves because of the load of another.
    */
   retention: RetentionOptions;
+  /** A running turn whose instance stops renewing its claim for this long is taken over and failed. Default 10000. */
+  leaseMs?: number;
+  /** Names this instance in claims. Default: a random id. */
+  instanceId?: string;
 }
 
 /** @throws A2AConfigurationError listing every problem with the client or the options */

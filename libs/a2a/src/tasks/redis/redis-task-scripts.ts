@@ -3,8 +3,11 @@
  * what makes optimistic concurrency, index upkeep and exact counts hold with many app instances.
  * Key names built here mirror `RedisTaskKeys` (see redis-task-keys.ts).
  */
+import { isTerminalState, type Task } from '../../protocol/types.js';
 import { LuaScript } from '../../redis/lua-script.js';
-import { TIME_KEY_LENGTH } from './redis-task-keys.js';
+import { sortKeyOf } from '../list-cursor.js';
+import type { TaskScope } from '../task-store.js';
+import { TIME_KEY_LENGTH, timeKey, type RedisTaskKeys } from './redis-task-keys.js';
 
 /** Helpers shared by the task-store scripts. */
 const COMMON = `
@@ -226,3 +229,33 @@ return #due
 export const APPEND_EVENT = new LuaScript(`${APPEND}
 return append_events(KEYS[1], tonumber(ARGV[1]), { ARGV[2] }, ARGV[3], ARGV[4])
 `);
+
+/**
+ * The keys and ARGV of a snapshot write, shared by SAVE_TASK and COMMIT_EVENTS (ARGV prefix, taskId,
+ * expectedVersion, scopeKey, scopeJson, taskJson, seq, timeKey, terminal, ttlMs). For a commit the
+ * seq slot carries the log's expected last sequence number: the script counts on from it.
+ */
+export function snapshotArgs(keys: RedisTaskKeys, ttlMs: number, scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
+  const scopeKey = keys.scope(scope);
+  const state = task.status.state;
+  const snapshot = { task: keys.task(task.id), indexes: keys.indexesOf(scopeKey, task.contextId, state) };
+  const args: Array<string | number> = [
+    keys.prefix,
+    task.id,
+    expectedVersion,
+    scopeKey,
+    JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject }),
+    JSON.stringify(task),
+    seq,
+    timeKey(statusTime(task)),
+    isTerminalState(state) ? '1' : '0',
+    ttlMs,
+  ];
+  return { keys: snapshot, args };
+}
+
+/** The status time the indexes order by; a missing or unparseable timestamp sorts as the epoch. */
+function statusTime(task: Task): number {
+  const { time } = sortKeyOf(task);
+  return Number.isFinite(time) ? time : 0;
+}

@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { TaskState } from '../../protocol/types.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
-import { statusEvent } from '../testing/event-log.contract.js';
 import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
 import { RedisTaskKeys } from './redis-task-keys.js';
 import { RedisTaskStore } from './redis-task-store.js';
@@ -206,42 +205,6 @@ describe('RedisTaskStore', () => {
       expect(await store.list(scope, { pageSize: 10, contextId: 'old' })).toEqual({ tasks: [], totalSize: 0, nextPageToken: '' });
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(1);
       expect((await store.list(scope, { pageSize: 10, status: 'TASK_STATE_FAILED' })).totalSize).toBe(0);
-    });
-  });
-
-  describe('commit', () => {
-    it('writes nothing, not even to the log, when the snapshot it expects is gone', async () => {
-      const store = newStore();
-      const scope = freshScope();
-      const id = `gone-${randomUUID()}`;
-      // the log is where the writer expects it (seq 2), the snapshot is not
-      const log = `${prefix}log:${id}`;
-      await redis.client.xadd(log, '1-0', 'e', JSON.stringify(statusEvent(id, 'one')));
-      await redis.client.xadd(log, '2-0', 'e', JSON.stringify(statusEvent(id, 'two')));
-      const expected = { task: makeTask(id), scope, seq: 2, version: 3 };
-      await expect(store.commit(scope, expected, [statusEvent(id, 'late')], makeTask(id, { state: 'TASK_STATE_COMPLETED' }))).rejects.toBeInstanceOf(ConcurrentTaskUpdateError);
-      expect(await redis.client.xlen(log)).toBe(2);
-      expect(await redis.client.exists(`${prefix}task:${id}`)).toBe(0);
-      expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(0);
-    });
-
-    it('takes the claim with the first write and drops it with the terminal one; a turn done in one write leaves none', async () => {
-      const claimer = { instanceId: `instance-${randomUUID()}`, leaseMs: 10_000 };
-      const store = new RedisTaskStore(redis.client, { keyPrefix: prefix, retention: RETENTION }, claimer);
-      stores.push(store);
-      const scope = freshScope();
-      const claimOf = async (id: string) => [await redis.client.get(`${prefix}lease:${id}`), await redis.client.hget(`${prefix}claims`, id)];
-
-      const long = `long-${randomUUID()}`;
-      const opened = await store.commit(scope, undefined, [statusEvent(long, 'working')], makeTask(long, { state: 'TASK_STATE_WORKING' }), true);
-      expect(await claimOf(long)).toEqual([claimer.instanceId, JSON.stringify(scope)]);
-      await store.commit(scope, opened, [statusEvent(long, 'done')], makeTask(long, { state: 'TASK_STATE_COMPLETED' }));
-      expect(await claimOf(long)).toEqual([null, null]);
-
-      const quick = `quick-${randomUUID()}`;
-      const done = await store.commit(scope, undefined, [statusEvent(quick, 'working'), statusEvent(quick, 'done')], makeTask(quick, { state: 'TASK_STATE_COMPLETED' }), true);
-      expect(done.seq).toBe(2);
-      expect(await claimOf(quick)).toEqual([null, null]);
     });
   });
 
