@@ -11,7 +11,7 @@ import { InMemoryTaskBackend } from './tasks/in-memory/in-memory-task-backend.js
 import { RedisTaskBackend } from './tasks/redis/redis-task-backend.js';
 import { TaskBackend } from './tasks/task-backend.js';
 import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
-import { TaskManager } from './tasks/task-manager.js';
+import { TaskManager } from './tasks/engine/task-manager.js';
 
 function taskBackendFor(options: ResolvedA2AOptions, redis: RedisConnection | undefined): TaskBackend {
   if (options.taskBackend) return options.taskBackend;

@@ -20,7 +20,7 @@ import { PublicUrl } from './server/public-url.js';
 import { JsonRpcExceptionFilter, RestExceptionFilter } from './server/security/a2a-exception.filter.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
 import { TaskBackend } from './tasks/task-backend.js';
-import { TaskManager } from './tasks/task-manager.js';
+import { TaskManager } from './tasks/engine/task-manager.js';
 import { TASK_PROVIDERS } from './a2a-task.providers.js';
 import { PUSH_PROVIDERS } from './a2a-push.providers.js';
 import { PEER_EXPORTS, peerProviders } from './a2a-peer.providers.js';

@@ -40,7 +40,7 @@ export { InMemoryTaskStore } from './tasks/in-memory/in-memory-task-store.js';
 export { InMemoryEventLog } from './tasks/in-memory/in-memory-event-log.js';
 export { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
 export type { RetentionOptions } from './tasks/retention.js';
-export { TaskManager, type TaskManagerOptions } from './tasks/task-manager.js';
+export { TaskManager, type TaskManagerOptions } from './tasks/engine/task-manager.js';
 
 // Redis: durable tasks, one shared event log, several instances
 export { REDIS_FAIL_FAST_OPTIONS, type A2ARedisOptions } from './redis/redis-connection.js';

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { TaskBackend } from '../tasks/task-backend.js';
-import { TaskManager } from '../tasks/task-manager.js';
+import { TaskManager } from '../tasks/engine/task-manager.js';
 import type { RedisConnection } from '../redis/redis-connection.js';
 import { A2A_REDIS } from '../a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';

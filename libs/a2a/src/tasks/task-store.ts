@@ -1,4 +1,5 @@
 /** Where task snapshots live. The snapshot is a fold of the task's event log (see `task-fold.ts`). */
+import { TaskNotFoundError } from '../protocol/errors.js';
 import type { Task, TaskState } from '../protocol/types.js';
 
 /**
@@ -16,6 +17,16 @@ export interface TaskScope {
 
 export function sameScope(a: TaskScope, b: TaskScope): boolean {
   return a.agent === b.agent && a.tenant === b.tenant && a.subject === b.subject;
+}
+
+/**
+ * The task, or TaskNotFoundError: a task of another scope is not found, exactly like a missing one.
+ * @throws TaskNotFoundError
+ */
+export async function requireTask(store: TaskStore, scope: TaskScope, taskId: string): Promise<StoredTask> {
+  const stored = await store.get(scope, taskId);
+  if (!stored) throw new TaskNotFoundError(`Task ${taskId} not found`, { taskId });
+  return stored;
 }
 
 /** @publicApi */

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '../protocol/errors.js';
-import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
-import type { A2ACaller, AgentTool, ToolInvocation } from './agent-executor.js';
-import type { LoggedEvent } from './event-log.js';
-import { InMemoryTaskBackend } from './in-memory/in-memory-task-backend.js';
-import type { InMemoryTaskStore } from './in-memory/in-memory-task-store.js';
-import type { TaskBackend, TaskWrite } from './task-backend.js';
-import type { TaskContext } from './task-context.js';
-import { TaskManager, type RunnableAgent, type Turn, type TurnStart } from './task-manager.js';
-import type { StoredTask, TaskScope } from './task-store.js';
+import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '../../protocol/errors.js';
+import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../../protocol/types.js';
+import type { A2ACaller, AgentTool, ToolInvocation } from '../agent-executor.js';
+import type { LoggedEvent } from '../event-log.js';
+import { InMemoryTaskBackend } from '../in-memory/in-memory-task-backend.js';
+import type { InMemoryTaskStore } from '../in-memory/in-memory-task-store.js';
+import type { TaskBackend, TaskWrite } from '../task-backend.js';
+import type { TaskContext } from '../task-context.js';
+import { TaskManager } from './task-manager.js';
+import type { RunnableAgent, Turn, TurnStart } from './turn.js';
+import type { StoredTask, TaskScope } from '../task-store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SAFE = {
@@ -122,13 +123,11 @@ describe('TaskManager', () => {
   let logged: string[];
 
   function createManager(executorTimeoutMs = 5000): TaskManager {
-    const created = new TaskManager({ backend }, { executorTimeoutMs });
-    for (const level of ['log', 'warn', 'error', 'debug', 'verbose', 'fatal'] as const) {
-      jest.spyOn(created.logs, level).mockImplementation(((...args: unknown[]) => {
-        logged.push(`${level}: ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`);
-      }) as never);
-    }
-    return created;
+    const record = (level: string) => (...args: unknown[]) =>
+      void logged.push(`${level}: ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`);
+    // a logger that records each line it is given, as `level: text`
+    const logger = { log: record('log'), warn: record('warn'), error: record('error'), debug: record('debug'), verbose: record('verbose'), fatal: record('fatal') };
+    return new TaskManager({ backend, logger }, { executorTimeoutMs });
   }
 
   beforeEach(() => {
@@ -848,6 +847,25 @@ describe('TaskManager', () => {
       await turn.settled;
       expect(refusal).toBeInstanceOf(Error);
       expect(backend.eventsOf(taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'status:TASK_STATE_COMPLETED']);
+    });
+
+    it('refuses every state helper once the turn answered with a Message, and stores no task', async () => {
+      const refusals: unknown[] = [];
+      const turn = await send(
+        agentOf(async (ctx) => {
+          await ctx.reply('a plain answer');
+          for (const helper of [() => ctx.submit(), () => ctx.working(), () => ctx.appendText('x'), () => ctx.complete()]) {
+            await helper().catch((error: unknown) => refusals.push(error));
+          }
+        }),
+        userMessage('hi'),
+      );
+      expect('message' in (await turn.started)).toBe(true);
+      await turn.settled;
+      await drain();
+      expect(refusals).toHaveLength(4);
+      for (const refusal of refusals) expect(refusal).toBeInstanceOf(Error);
+      expect(backend.appended).toEqual([]);
     });
   });
 
