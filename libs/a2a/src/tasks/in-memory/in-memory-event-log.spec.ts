@@ -2,12 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { StreamResponse, TaskState } from '../../protocol/types.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { InMemoryEventLog } from './in-memory-event-log.js';
-import { describeEventLogContract, statusEvent } from '../testing/event-log.contract.js';
-
-describeEventLogContract('InMemoryEventLog', async () => {
-  const log = new InMemoryEventLog();
-  return { log, close: async () => log.close() };
-});
+import { statusEvent } from '../../testing/event-log.contract.js';
 
 function stateEvent(taskId: string, state: TaskState): StreamResponse {
   return { statusUpdate: { taskId, contextId: 'ctx', status: { state } } };

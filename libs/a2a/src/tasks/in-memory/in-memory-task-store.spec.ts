@@ -2,12 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { TaskState } from '../../protocol/types.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import type { TaskScope } from '../task-store.js';
-import { describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
-
-describeTaskStoreContract('InMemoryTaskStore', async () => {
-  const store = new InMemoryTaskStore();
-  return { store, close: async () => store.close() };
-});
+import { makeTask } from '../../testing/task-store.contract.js';
 
 describe('InMemoryTaskStore retention', () => {
   const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };

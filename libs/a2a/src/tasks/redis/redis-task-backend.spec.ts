@@ -1,14 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { redisOfSpec } from '../../redis/testing/redis-test-support.js';
+import { REDIS_URL, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
-import { statusEvent } from '../testing/event-log.contract.js';
-import { makeTask } from '../testing/task-store.contract.js';
+import { statusEvent } from '../../testing/event-log.contract.js';
+import { describeTaskBackendContract } from '../../testing/task-backend.contract.js';
+import { makeTask } from '../../testing/task-store.contract.js';
 import { RedisTaskBackend } from './redis-task-backend.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
 const redis = redisOfSpec();
 const { prefix } = redis;
+/** Short, so that the contract's lapse and orphan tests take a second or two. */
+const LEASE_MS = 300;
+
+describeTaskBackendContract(
+  `RedisTaskBackend (${REDIS_URL})`,
+  async () => {
+    const instance = () => new RedisTaskBackend(redis.client, { keyPrefix: prefix, retention: RETENTION, leaseMs: LEASE_MS });
+    const backend = instance();
+    return { backend, peer: async () => instance(), close: () => backend.close() };
+  },
+  { leaseMs: LEASE_MS },
+);
 
 describe('RedisTaskBackend', () => {
   const backends: RedisTaskBackend[] = [];

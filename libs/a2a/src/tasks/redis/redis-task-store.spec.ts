@@ -3,20 +3,15 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { TaskState } from '../../protocol/types.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
-import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
+import { at, makeTask } from '../../testing/task-store.contract.js';
 import { RedisTaskKeys } from './redis-task-keys.js';
 import { RedisTaskStore } from './redis-task-store.js';
-import { connectClient, deleteKeys, keysUnder, REDIS_URL, redisOfSpec, sleep, uniquePrefix, unreachableClient } from '../../redis/testing/redis-test-support.js';
+import { connectClient, deleteKeys, keysUnder, redisOfSpec, sleep, uniquePrefix, unreachableClient } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
 const redis = redisOfSpec();
 const { prefix } = redis;
-
-describeTaskStoreContract(`RedisTaskStore (${REDIS_URL})`, async () => {
-  const store = new RedisTaskStore(redis.client, { keyPrefix: prefix, retention: RETENTION });
-  return { store, close: () => store.close() };
-});
 
 describe('RedisTaskStore', () => {
   const stores: RedisTaskStore[] = [];
