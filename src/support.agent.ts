@@ -5,7 +5,7 @@
  * `/delegate <peer>__<skill> <text>` runs that tool as a step of a task and answers with the
  * peer's reply as an artifact; anything else gets a Message listing the tools it can use.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   A2AAgent,
   A2AError,
@@ -15,11 +15,25 @@ import {
   type AgentExecutor,
   type Part,
   type PeerTool,
+  type PeerToolErrorCode,
   type TaskContext,
 } from 'nestjs-a2a';
 import type { DemoPeer } from './demo-config.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * What the caller of `support` is told when a tool call fails: the code and what it means. The
+ * error's own message names the peer's URLs (redacted, but they still map this agent's network),
+ * so it goes to the log only.
+ */
+const FAILURE_TEXT: Readonly<Record<PeerToolErrorCode, string>> = {
+  TOOL_UNAVAILABLE: 'the peer is unavailable',
+  TOOL_TIMEOUT: 'the peer did not answer in time',
+  TOOL_NOT_GRANTED: 'this tool is not granted to you',
+  TOOL_DENIED: 'the call was not approved',
+  TOOL_INVALID_INPUT: 'the input does not fit the tool',
+};
 
 /**
  * The demo's peers as module options: optional (the default peer is the demo itself, not yet
@@ -53,6 +67,8 @@ export function demoPeerOptions(peers: readonly DemoPeer[]): A2APeerOptions[] {
 })
 @Injectable()
 export class SupportAgent implements AgentExecutor {
+  private readonly logger = new Logger('SupportAgent');
+
   constructor(@Inject(PeerToolProvider) private readonly peers: PeerToolProvider) {}
 
   async execute(ctx: TaskContext): Promise<void> {
@@ -68,9 +84,15 @@ export class SupportAgent implements AgentExecutor {
       reply = await ctx.runTool(tool, { text: match[2] });
     } catch (error) {
       if (ctx.signal.aborted) throw error;
-      // the peer's failure is the task's outcome, told plainly (messages are already redacted)
-      if (error instanceof PeerToolError) return ctx.fail(`${error.code}${error.retriable ? ' (retriable)' : ''}: ${error.message}`);
-      if (error instanceof A2AError) return ctx.fail(`${tool.name}: the peer answered ${error.name}: ${error.message}`);
+      // the peer's failure is the task's outcome, told plainly; where the peer is, only the log says
+      if (error instanceof PeerToolError) {
+        this.logger.warn(`Task ${ctx.taskId}: ${error.message}`);
+        return ctx.fail(`${error.code}${error.retriable ? ' (retriable)' : ''}: ${tool.name}: ${FAILURE_TEXT[error.code]}`);
+      }
+      if (error instanceof A2AError) {
+        this.logger.warn(`Task ${ctx.taskId}: ${tool.name}: the peer answered ${error.name}: ${error.message}`);
+        return ctx.fail(`${tool.name}: the peer answered ${error.name}`);
+      }
       throw error;
     }
     const parts: Part[] = [{ text: reply.text }, ...reply.data.map((data) => ({ data }))];

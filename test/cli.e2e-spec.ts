@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { startHttpServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { runCli } from '../libs/a2a/src/cli/cli.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 
@@ -151,6 +152,25 @@ describe('nestjs-a2a (in-process)', () => {
     }
     expect((await cli(['send', demo.url, 'hi', '--header', 'Authorization: Bearer abc'])).stderr).toMatch(/secrets do not go on the command line/);
     expect((await cli(['--help'])).stdout).toMatch(/^Usage: nestjs-a2a <command> \[options\]/);
+  });
+});
+
+describe('nestjs-a2a: credentials follow only the configured origin', () => {
+  it('a card on another origin naming the demo: the key is withheld unless --credential-origin allows the demo', async () => {
+    const card = (await (await fetch(`${demo.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
+    const cards = await startHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card)));
+    try {
+      const url = `http://127.0.0.1:${cards.port}`;
+      const withheld = await cli(['send', url, 'hello', ...AUTH]);
+      expect(withheld.code).toBe(1);
+      expect(withheld.stderr).toMatch(/^CredentialsWithheldError: .*credentialOrigins/);
+      expect(withheld.stderr).not.toContain('cli-key-1');
+      expect((await cli(['send', url, 'hello', ...AUTH, '--credential-origin', demo.url])).stdout).toBe('agent: echo: hello\n');
+      expect(cards.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);
+      expect((await cli(['send', url, 'hello', ...AUTH, '--credential-origin', 'nope'])).code).toBe(2);
+    } finally {
+      await cards.close();
+    }
   });
 });
 

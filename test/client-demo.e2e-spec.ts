@@ -16,6 +16,7 @@ import {
   A2ACircuitBreakers,
   type A2AClientOptions,
   type A2ABinding,
+  type A2ARequestInfo,
 } from 'nestjs-a2a';
 import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { describeEvent, taskOf } from './support/client-results.js';
@@ -166,20 +167,22 @@ describe('credentials and service parameters', () => {
     await anonymous.close();
 
     const asked: string[] = [];
-    const client = new A2AClient({
-      cardUrl: guarded.url,
-      preferredBinding: binding,
-      ...LOCAL,
-      circuitBreakers: false,
-      headers: (request) => {
-        asked.push(request.operation);
-        return request.operation === 'AgentCard' ? {} : { 'X-API-Key': 'key-1' };
-      },
-    });
+    const provider = (request: A2ARequestInfo) => {
+      asked.push(request.operation);
+      return request.operation === 'AgentCard' ? {} : { 'X-API-Key': 'key-1' };
+    };
+    const client = new A2AClient({ cardUrl: guarded.url, preferredBinding: binding, ...LOCAL, circuitBreakers: false, headers: provider, discoveryHeaders: provider });
     const reply = await client.sendMessage({ message: userMessage('hi') });
     expect('message' in reply && reply.message.parts[0].text).toBe('echo: hi');
     expect(asked).toEqual(['AgentCard', 'SendMessage']);
     await client.close();
+
+    // discovery is asked for its headers only through discoveryHeaders
+    asked.length = 0;
+    const operationsOnly = new A2AClient({ cardUrl: guarded.url, preferredBinding: binding, ...LOCAL, circuitBreakers: false, headers: provider });
+    await operationsOnly.sendMessage({ message: userMessage('hi') });
+    expect(asked).toEqual(['SendMessage']);
+    await operationsOnly.close();
   });
 });
 

@@ -402,6 +402,22 @@ describe('SSE housekeeping', () => {
     expect(after.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('by default one caller cannot take every stream slot; the demo sets 20000 and more itself', async () => {
+    running = await alphaOnly();
+    const { A2A_OPTIONS } = await import('../libs/a2a/src/server/a2a-options.provider.js');
+    const { startDemo } = await import('./support/demo-app.js');
+    const defaults = running.app.get(A2A_OPTIONS).streaming;
+    expect(defaults).toMatchObject({ maxStreams: 20_000, maxStreamsPerCaller: 1_000 });
+    const demo = await startDemo();
+    try {
+      const { maxStreams, maxStreamsPerCaller } = demo.app.get(A2A_OPTIONS).streaming;
+      expect(maxStreams).toBeGreaterThanOrEqual(20_000);
+      expect(maxStreamsPerCaller).toBeGreaterThanOrEqual(20_000);
+    } finally {
+      await demo.close();
+    }
+  });
+
   it('reports an event id on every task event', async () => {
     running = await alphaOnly();
     const res = await post(`${running.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('x') }));
@@ -456,6 +472,7 @@ describe('unexpected failures', () => {
       commit: async () => {
         throw new Error('SECRET');
       },
+      admit: async () => undefined,
       close: () => memory.close(),
     };
     @Module({ imports: [A2AModule.forRoot({ taskBackend: failing })], providers: [AlphaAgent] })

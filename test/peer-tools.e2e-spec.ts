@@ -382,6 +382,38 @@ describe('PeerToolProvider: credentials, approval, redaction', () => {
     expect(peer.server.requests.filter((r) => r.method === 'GET').every((r) => r.headers.authorization === undefined)).toBe(true);
   });
 
+  it("a card naming an interface on another origin gets no credential, unless that origin is in the peer's credentialOrigins", async () => {
+    const cardHost = await scriptedPeer();
+    const api = await scriptedPeer();
+    cardHost.interfaceUrl = `${api.url}/rpc`;
+    process.env.PEER_E2E_TOKEN = SECRET;
+    const { peers } = await build({
+      peers: [
+        { name: 'elsewhere', url: cardHost.url, egress: LOCAL, allow: ['search'], credential: 'peer-e2e-token' },
+        { name: 'allowed', url: cardHost.url, egress: LOCAL, allow: ['search'], credential: 'peer-e2e-token', credentialOrigins: [api.url] },
+      ],
+    });
+    const tools = await peers.tools(ALICE);
+
+    const withheld = await rejectionOf(toolNamed(tools, 'elsewhere__search').invoke({ text: 'q' }, { caller: ALICE }));
+    expect(withheld).toBeInstanceOf(ToolUnavailableError);
+    expect(withheld).toMatchObject({ retriable: false });
+    expect((withheld as Error).message).toMatch(/names an interface at another origin.*nothing was sent/);
+    expect(messages(withheld)).not.toContain(SECRET);
+    expect(api.server.requests).toEqual([]);
+
+    await toolNamed(tools, 'allowed__search').invoke({ text: 'q' }, { caller: ALICE });
+    expect(api.calls.map((c) => c.headers.authorization)).toEqual([`Bearer ${SECRET}`]);
+    expect(cardHost.server.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+  });
+
+  it('credentialOrigins must be http(s) URLs', async () => {
+    const error = await rejectionOf(build({ peers: [{ name: 'p', url: 'https://p.example.com', credentialOrigins: [`ftp://${SECRET}@x`] }] }));
+    expect(error).toBeInstanceOf(A2AConfigurationError);
+    expect((error as A2AConfigurationError).problems).toEqual(['peers[0].credentialOrigins (peer "p"): entry 0 must be an absolute http(s) URL or origin']);
+    expect(messages(error)).not.toContain(SECRET);
+  });
+
   it('the apiKey scheme, an env prefix, and a custom strategy registered as a provider', async () => {
     @A2ACredentialStrategy('signed')
     @Injectable()

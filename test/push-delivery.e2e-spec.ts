@@ -267,7 +267,7 @@ describe('the push-config operations', () => {
       const raw = await redis.hget(keys[0], 'cfg-1');
       expect(raw).not.toContain('TOKEN-1');
       expect(raw).not.toContain('CRED-1');
-      expect(raw).toContain('a2a-sealed:v1:');
+      expect(raw).toContain('a2a-sealed:v2:');
     } finally {
       redis.disconnect();
     }

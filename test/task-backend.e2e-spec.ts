@@ -3,7 +3,7 @@
  * task on it, over both bindings, and closes it at shutdown; what is not a backend fails start-up.
  */
 import { describe, expect, it } from '@jest/globals';
-import { A2AConfigurationError, A2AModule, ANONYMOUS_SUBJECT, InMemoryTaskBackend, type StoredTask, type TaskBackend, type TaskWrite } from 'nestjs-a2a';
+import { A2AConfigurationError, A2AModule, ANONYMOUS_SUBJECT, InMemoryTaskBackend, type StoredTask, type TaskBackend, type TaskScope, type TaskWrite } from 'nestjs-a2a';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import { jsonRpcClient, restClient, userMessage } from './support/wire-client.js';
@@ -21,6 +21,10 @@ class CountingBackend implements TaskBackend {
     const stored = await this.inner.commit(write);
     this.committed.push(stored.task.id);
     return stored;
+  }
+
+  admit(scope: TaskScope, bytes: number): Promise<void> {
+    return this.inner.admit(scope, bytes);
   }
 
   async close(): Promise<void> {

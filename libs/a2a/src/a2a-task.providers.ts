@@ -15,9 +15,10 @@ import { TaskManager } from './tasks/engine/task-manager.js';
 
 function taskBackendFor(options: ResolvedA2AOptions, redis: RedisConnection | undefined): TaskBackend {
   if (options.taskBackend) return options.taskBackend;
-  const retention = { ttlMs: options.tasks.retentionMs, maxTerminalTasks: options.tasks.maxTerminalTasks };
+  const { tasks } = options;
+  const retention = { ttlMs: tasks.retentionMs, maxTerminalTasks: tasks.maxTerminalTasks, interruptedTtlMs: tasks.interruptedTtlMs };
   if (redis) return new RedisTaskBackend(redis.client, { keyPrefix: options.redis?.keyPrefix, leaseMs: options.redis?.leaseMs, retention });
-  return new InMemoryTaskBackend(retention);
+  return new InMemoryTaskBackend({ ...retention, budget: { maxBytes: tasks.maxStoredBytes, maxBytesPerCaller: tasks.maxStoredBytesPerCaller } });
 }
 
 export const TASK_PROVIDERS: Provider[] = [

@@ -36,7 +36,8 @@ export { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQue
 export type { EventLog, LoggedEvent } from './tasks/event-log.js';
 export type { TaskCoordinator } from './tasks/task-coordinator.js';
 export { InMemoryTaskBackend } from './tasks/in-memory/in-memory-task-backend.js';
-export { InMemoryTaskStore } from './tasks/in-memory/in-memory-task-store.js';
+export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/in-memory/in-memory-task-store.js';
+export type { StorageBudgetOptions } from './tasks/in-memory/storage-budget.js';
 export { InMemoryEventLog } from './tasks/in-memory/in-memory-event-log.js';
 export { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
 export type { RetentionOptions } from './tasks/retention.js';
@@ -124,6 +125,7 @@ export {
   A2AHttpError,
   A2ATimeoutError,
   CircuitOpenError,
+  CredentialsWithheldError,
   InvalidClientOptionsError,
   NoCompatibleInterfaceError,
   UnknownA2AError,

@@ -23,6 +23,7 @@ export const VALUE_OPTIONS = new Set([
   'bearer-env',
   'api-key-env',
   'api-key-header',
+  'credential-origin',
   'tenant',
   'timeout',
   'context',

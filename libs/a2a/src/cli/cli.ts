@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { A2AClient, type A2AClientOptions } from '../client/a2a-client.js';
 import type { A2AEventStream } from '../client/a2a-event-stream.js';
+import { credentialOriginsOf } from '../client/credential-scope.js';
 import { HTTP_TOKEN } from '../client/headers.js';
 import type { A2ABinding } from '../client/interface-selection.js';
 import { DEFAULT_API_KEY_HEADER } from '../client/peers/peer-options.js';
@@ -49,6 +50,8 @@ Options:
   --header <name:value>       an extra request header (repeatable; never a secret: see below)
   --bearer-env <VAR>          send "Authorization: Bearer $VAR"
   --api-key-env <VAR>         send $VAR in the --api-key-header header (default X-API-Key)
+  --credential-origin <url>   headers may also go to this origin, when the card names an
+                              interface there (repeatable; by default only to <url>'s origin)
   --timeout <ms>              budget of one call, until a stream opens (default 60000)
   --context <id>              send, stream: the contextId of the message
   --task <id>                 send, stream: continue this task
@@ -130,6 +133,13 @@ function targetUrl(value: string): string {
   }
 }
 
+function credentialOrigins(args: ParsedArgs): string[] {
+  const problems: string[] = [];
+  const origins = credentialOriginsOf(args.values.get('credential-origin') ?? [], '--credential-origin', problems);
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  return origins;
+}
+
 /** The client for one run: no breaker (a single call), the network as the flags allow. */
 function clientFor(url: string, args: ParsedArgs, env: NodeJS.ProcessEnv): A2AClient {
   const preferred = binding(args);
@@ -140,6 +150,7 @@ function clientFor(url: string, args: ParsedArgs, env: NodeJS.ProcessEnv): A2ACl
     egress: { allowHttp: args.flags.has('allow-http'), allowPrivate: args.flags.has('allow-private') },
     circuitBreakers: false,
     headers: headers(args, env),
+    credentialOrigins: credentialOrigins(args),
     ...(timeout === undefined ? {} : { timeoutMs: timeout }), // else the client's default
     ...(preferred === undefined ? {} : { preferredBinding: preferred }),
     ...(tenant === undefined ? {} : { tenant }),

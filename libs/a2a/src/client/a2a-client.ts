@@ -38,8 +38,9 @@ import {
 import { A2AEventStream } from './a2a-event-stream.js';
 import { A2AHttp, httpOptionProblems, normaliseHeaders, type A2AHttpOptions } from './a2a-http.js';
 import { CallControl } from './call-control.js';
-import { AgentCardResolver, readAgentCard, type AgentCardResolverOptions, type CardVerification } from './card-resolver.js';
+import { AgentCardResolver, agentCardUrl, readAgentCard, type AgentCardResolverOptions, type CardVerification } from './card-resolver.js';
 import { InvalidClientOptionsError } from './client-errors.js';
+import { CredentialScope, credentialOriginsOf, type CredentialScopeOptions } from './credential-scope.js';
 import { resolveHeaders, type A2AHeaderValues, type A2AHeadersOption } from './headers.js';
 import { CLIENT_BINDINGS, selectInterface, type A2ABinding, type SelectedInterface } from './interface-selection.js';
 import { JsonRpcTransport } from './json-rpc-transport.js';
@@ -49,7 +50,7 @@ import { readSse } from './sse-reader.js';
 import type { A2ATransport, OpenedStream, StreamingOperation, TransportCall, UnaryOperation } from './transport.js';
 
 /** @publicApi */
-export interface A2AClientOptions extends A2AHttpOptions {
+export interface A2AClientOptions extends A2AHttpOptions, CredentialScopeOptions {
   /**
    * Where the agent's card is: its origin (`https://agent.example.com`), an agent's base URL (the
    * well-known path is appended) or the card's own URL (ending in `.json`). Give this or `card`.
@@ -63,8 +64,21 @@ export interface A2AClientOptions extends A2AHttpOptions {
   tenant?: string;
   /** Extension URIs to activate on every request (`A2A-Extensions`). */
   extensions?: readonly string[];
-  /** Headers for every request, or a function asked at every attempt (credentials resolved at call time). */
+  /**
+   * Headers for every request, or a function asked at every attempt (credentials resolved at call
+   * time). They go to the card URL's origin only; to an interface the card names at another origin
+   * only when the card's signature verified against your keys (`verify`) or that origin is in
+   * `credentialOrigins`. Otherwise the call fails with `CredentialsWithheldError` before anything
+   * is sent. A card given in hand (`card`) is your configuration: its origins are trusted.
+   * Discovery (the card, the JWKS) never gets them: see `discoveryHeaders`.
+   */
   headers?: A2AHeadersOption;
+  /**
+   * Headers for discovery requests (the Agent Card and the JWKS), for a card behind auth. None by
+   * default: the card is public (spec §8.2), and a credential sent to fetch it is one more place
+   * it can leak.
+   */
+  discoveryHeaders?: A2AHeadersOption;
   /**
    * Budget of one call, retries and card resolution included, in milliseconds; for a stream, the
    * budget until it opens. Default 60000 (SendMessage blocks until the task settles: raise it, or
@@ -111,6 +125,8 @@ export interface A2ASubscribeOptions extends A2AStreamOptions {
 
 interface Endpoint {
   readonly card: AgentCard;
+  /** The card's signature verified against the caller's keys (`verify`). */
+  readonly verified: boolean;
   readonly selected: SelectedInterface;
   readonly transport: A2ATransport;
 }
@@ -149,6 +165,7 @@ export class A2AClient {
   private readonly timeoutMs: number;
   private readonly idleTimeoutMs: number;
   private readonly extensions: readonly string[];
+  private readonly credentialScope: CredentialScope;
   private endpointCache: Endpoint | undefined;
   private fixedCardChecked: Promise<void> | undefined;
 
@@ -162,6 +179,16 @@ export class A2AClient {
       problems.push(`preferredBinding must be one of ${CLIENT_BINDINGS.join(', ')} (got ${String(options.preferredBinding)})`);
     }
     if (options.verify !== undefined && options.verify.keys === undefined && options.verify.jwksUrl === undefined) problems.push('verify needs keys or a jwksUrl');
+    const credentialOrigins = credentialOriginsOf(options.credentialOrigins, 'credentialOrigins', problems);
+    // null: a card given in hand; '' (no origin): a card URL that cannot be read, refused when it is used
+    let configuredOrigin: string | null = null;
+    if (options.cardUrl !== undefined) {
+      try {
+        configuredOrigin = new URL(agentCardUrl(options.cardUrl)).origin;
+      } catch {
+        configuredOrigin = '';
+      }
+    }
     let fixedCard: AgentCard | undefined;
     if (options.card !== undefined) {
       try {
@@ -176,7 +203,12 @@ export class A2AClient {
     this.cardUrl = options.cardUrl === undefined ? undefined : String(options.cardUrl);
     this.ownsResolver = options.cardResolver === undefined;
     // a fixed card without verification needs no resolver at all
-    this.resolver = options.cardResolver ?? (this.cardUrl !== undefined || options.verify !== undefined ? new AgentCardResolver({ ...options.cardCache, headers: options.headers }, this.http) : undefined);
+    this.resolver =
+      options.cardResolver ??
+      (this.cardUrl !== undefined || options.verify !== undefined
+        ? new AgentCardResolver({ ...options.cardCache, ...(options.discoveryHeaders === undefined ? {} : { headers: options.discoveryHeaders }) }, this.http)
+        : undefined);
+    this.credentialScope = new CredentialScope(configuredOrigin, credentialOrigins);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.idleTimeoutMs = options.streamIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.extensions = options.extensions ?? [];
@@ -267,9 +299,15 @@ export class A2AClient {
 
   /** The card: the fixed one (verified once, if asked), or resolved through the cache (cheap while fresh). */
   private async card(control: CallControl): Promise<AgentCard> {
+    return (await this.verifiedCard(control)).card;
+  }
+
+  /** The card, and whether its signature verified against the caller's keys. */
+  private async verifiedCard(control: CallControl): Promise<{ card: AgentCard; verified: boolean }> {
     if (this.fixedCard === undefined) {
       const verify = this.options.verify === undefined ? {} : { verify: this.options.verify };
-      return (await this.resolver!.resolve(this.cardUrl!, { signal: control.signal, ...verify })).card;
+      const resolved = await this.resolver!.resolve(this.cardUrl!, { signal: control.signal, ...verify });
+      return { card: resolved.card, verified: resolved.signature !== undefined };
     }
     if (this.options.verify !== undefined) {
       this.fixedCardChecked ??= this.resolver!.verifyCard(this.options.card, this.options.verify).then(() => undefined);
@@ -280,21 +318,21 @@ export class A2AClient {
         throw error;
       }
     }
-    return this.fixedCard;
+    return { card: this.fixedCard, verified: this.options.verify !== undefined };
   }
 
   /** The card and the interface to use, re-selected only when the card changed. */
   private async endpoint(control: CallControl): Promise<Endpoint> {
-    const card = await this.card(control);
+    const { card, verified } = await this.verifiedCard(control);
     const cached = this.endpointCache;
-    if (cached !== undefined && cached.card === card) return cached;
+    if (cached !== undefined && cached.card === card && cached.verified === verified) return cached;
     const selected = selectInterface(card, {
       policy: this.http.policy,
       cardUrl: this.cardUrl === undefined ? undefined : this.cardTarget,
       ...(this.options.preferredBinding === undefined ? {} : { preferredBinding: this.options.preferredBinding }),
     });
     const transport = selected.binding === 'JSONRPC' ? new JsonRpcTransport(this.http, selected.url) : new RestTransport(this.http, selected.url);
-    this.endpointCache = { card, selected, transport };
+    this.endpointCache = { card, verified, selected, transport };
     return this.endpointCache;
   }
 
@@ -314,13 +352,18 @@ export class A2AClient {
     return { operation, params, tenant: tenant === '' ? undefined : tenant };
   }
 
-  /** Every request's headers: the caller's, then the service parameters, which cannot be overridden. */
+  /**
+   * Every request's headers: the caller's (where the credential scope lets them go), then the
+   * service parameters, which cannot be overridden.
+   * @throws CredentialsWithheldError when the caller has headers for an origin they may not go to
+   */
   private async headersFor(call: PreparedCall<string>, endpoint: Endpoint, options: A2ACallOptions, attempt: number): Promise<Record<string, string>> {
-    const url = endpoint.transport.urlFor(call as PreparedCall<UnaryOperation>).href;
+    const url = endpoint.transport.urlFor(call as PreparedCall<UnaryOperation>);
     const headers = {
-      ...(await resolveHeaders(this.options.headers, { operation: call.operation as UnaryOperation, url, interface: endpoint.selected.interface, attempt })),
+      ...(await resolveHeaders(this.options.headers, { operation: call.operation as UnaryOperation, url: url.href, interface: endpoint.selected.interface, attempt })),
       ...normaliseHeaders(options.headers),
     };
+    this.credentialScope.check(url, endpoint.verified, headers);
     const extensionsKey = EXTENSIONS_HEADER.toLowerCase();
     const extensions = parseExtensionsHeader([...this.extensions, ...(options.extensions ?? []), ...(headers[extensionsKey] === undefined ? [] : [headers[extensionsKey]])]);
     delete headers[extensionsKey];

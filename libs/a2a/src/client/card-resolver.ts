@@ -14,7 +14,7 @@
  */
 import type { JSONWebKeySet } from 'jose';
 import { redactUrl } from '../net/redact-url.js';
-import { CardSignatureError, verifyAgentCard, type CardKeySource, type VerifiedCardSignature } from '../protocol/card-verification.js';
+import { CardSignatureError, verifyAgentCard, type CardKeySource, type CardVerificationOptions, type VerifiedCardSignature } from '../protocol/card-verification.js';
 import { decode } from '../protocol/codec.js';
 import { InvalidAgentResponseError, InvalidParamsError } from '../protocol/errors.js';
 import { isPlainObject } from '../protocol/json-value.js';
@@ -57,6 +57,12 @@ export interface CardVerification {
   jwksUrl?: string;
   /** Allowed `alg` values (default: the asymmetric ones, see `DEFAULT_CARD_SIGNATURE_ALGORITHMS`). */
   algorithms?: readonly string[];
+  /**
+   * Whether signatures that do not say their payload form may be checked in the SDK form (cards
+   * signed by `@a2a-js/sdk` or a2a-python that hold empty values): see `CardVerificationOptions.sdkForm`.
+   * Default `false`.
+   */
+  sdkForm?: CardVerificationOptions['sdkForm'];
 }
 
 /** @publicApi */
@@ -388,7 +394,10 @@ export class AgentCardResolver {
       if (verification.keys !== undefined) keys = verification.keys;
       else if (verification.jwksUrl !== undefined) ({ jwks: keys, fresh } = await this.jwks(verification.jwksUrl, false));
       else throw new CardSignatureError('INVALID_KEY_SOURCE', 'verify needs keys or a jwksUrl');
-      const options = verification.algorithms === undefined ? {} : { algorithms: verification.algorithms };
+      const options: CardVerificationOptions = {
+        ...(verification.algorithms === undefined ? {} : { algorithms: verification.algorithms }),
+        ...(verification.sdkForm === undefined ? {} : { sdkForm: verification.sdkForm }),
+      };
       try {
         return await verifyAgentCard(card, keys, options);
       } catch (error) {

@@ -104,6 +104,27 @@ export class A2AHttpError extends A2AClientError {
 }
 
 /**
+ * The card names an interface at another origin than the one configured, and the client has
+ * headers (credentials) for the call: they are not sent there, so the call is not made. Nothing
+ * left the process. Verify the card's signature (`verify`) or allow the origin
+ * (`credentialOrigins`) if that origin is really the agent's.
+ * @publicApi
+ */
+export class CredentialsWithheldError extends A2AClientError {
+  constructor(
+    /** Where the card sends calls. */
+    readonly origin: string,
+    /** The origin the client was configured with (the card URL's). */
+    readonly configuredOrigin: string,
+  ) {
+    super(
+      `${origin}: the Agent Card of ${configuredOrigin} names an interface at another origin, and the client's headers (credentials) go only to ${configuredOrigin}: ` +
+        'verify the card against its signing keys (verify) or allow that origin (credentialOrigins); nothing was sent',
+    );
+  }
+}
+
+/**
  * Options given to the client that cannot be used. Lists every problem at once.
  * @publicApi
  */

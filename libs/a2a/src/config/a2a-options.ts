@@ -3,6 +3,7 @@ import { Type, plainToInstance } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateNested, validateSync, type ValidationError } from 'class-validator';
 import type { CanActivate, Type as NestType } from '@nestjs/common';
 import type { CardSigner } from '../protocol/card-signing.js';
+import { DEFAULT_DECODE_LIMITS } from '../protocol/codec.js';
 import type { A2ARedisOptions } from '../redis/redis-connection.js';
 import type { TaskBackend } from '../tasks/task-backend.js';
 import { DEFAULT_KEY_PREFIX } from '../redis/redis-keys.js';
@@ -37,18 +38,33 @@ export interface A2AStreamingOptions {
   heartbeatMs?: number;
   /** Open SSE streams allowed at once. Default 20000. */
   maxStreams?: number;
-  /** Open SSE streams allowed at once per caller subject. Default 20000 (without authentication every caller shares one subject). */
+  /**
+   * Open SSE streams allowed at once per caller subject. Default 1000, so that one caller cannot
+   * take every slot of `maxStreams`. Without authentication every caller shares one subject: raise
+   * it to `maxStreams` there.
+   */
   maxStreamsPerCaller?: number;
 }
 
 /** @publicApi */
 export interface A2ALimitOptions {
-  /** Largest request body, in bytes. Default 10 MiB. */
+  /** Largest request body, in bytes, whatever its content type. Default 1 MiB. */
   maxBodyBytes?: number;
   /** Deepest JSON nesting of a request body. Default 64. */
   maxJsonDepth?: number;
   /** An executor running longer is aborted and its task FAILED. Default 600000 (10 min). */
   executorTimeoutMs?: number;
+  /**
+   * Parts of one message in a request. Default 1000. Checked while decoding, before the parts are
+   * read, so a message of a million empty parts costs no more than its JSON parse.
+   */
+  maxPartsPerMessage?: number;
+  /** Bytes of one part's content in a request (text as UTF-8, raw as its base64, URL, data as JSON). Default 1 MiB. */
+  maxPartBytes?: number;
+  /** Bytes of one `metadata` object in a request, as JSON. Default 64 KiB. */
+  maxMetadataBytes?: number;
+  /** Items of any other list in a request (`extensions`, `referenceTaskIds`, `acceptedOutputModes` …) and entries of a map. Default 100. */
+  maxListItems?: number;
 }
 
 /** @publicApi */
@@ -57,6 +73,19 @@ export interface A2ATaskOptions {
   retentionMs?: number;
   /** How many finished tasks the in-memory store keeps at most. Default 10000. */
   maxTerminalTasks?: number;
+  /**
+   * How long an interrupted task (INPUT_REQUIRED, AUTH_REQUIRED) is kept without a new message, in
+   * milliseconds, counted from when it was interrupted; then it is dropped. Default 86400000 (24 h).
+   */
+  interruptedTtlMs?: number;
+  /**
+   * Bytes of stored tasks (their JSON, estimated) the in-memory store keeps at most. Finished tasks
+   * give way first, oldest first; when running and interrupted tasks fill it, a new message is
+   * refused with 429 RESOURCE_EXHAUSTED and `Retry-After`. Default 268435456 (256 MiB).
+   */
+  maxStoredBytes?: number;
+  /** The same budget per caller (tenant and subject). Default 67108864 (64 MiB). */
+  maxStoredBytesPerCaller?: number;
 }
 
 /** @publicApi */
@@ -198,9 +227,15 @@ export interface ResolvedA2APaths {
 
 const DEFAULTS: Omit<ResolvedA2AOptions, 'publicUrl' | 'defaultAgent' | 'allowUnauthenticated' | 'signing' | 'push' | 'outbound' | 'taskBackend'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
-  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 20_000 },
-  limits: { maxBodyBytes: 10 * 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000 },
-  tasks: { retentionMs: 3_600_000, maxTerminalTasks: 10_000 },
+  streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 1_000 },
+  limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000, ...DEFAULT_DECODE_LIMITS },
+  tasks: {
+    retentionMs: 3_600_000,
+    maxTerminalTasks: 10_000,
+    interruptedTtlMs: 86_400_000,
+    maxStoredBytes: 256 * 1024 * 1024,
+    maxStoredBytesPerCaller: 64 * 1024 * 1024,
+  },
 };
 
 // ---- validation (class-validator), run once at start-up ----
@@ -230,11 +265,18 @@ class LimitsDto {
   @IsOptional() @IsInt() @Min(1024) maxBodyBytes?: number;
   @IsOptional() @IsInt() @Min(4) @Max(10_000) maxJsonDepth?: number;
   @IsOptional() @IsInt() @Min(1) executorTimeoutMs?: number;
+  @IsOptional() @IsInt() @Min(1) maxPartsPerMessage?: number;
+  @IsOptional() @IsInt() @Min(1) maxPartBytes?: number;
+  @IsOptional() @IsInt() @Min(2) maxMetadataBytes?: number;
+  @IsOptional() @IsInt() @Min(1) maxListItems?: number;
 }
 
 class TasksDto {
   @IsOptional() @IsInt() @Min(1000) retentionMs?: number;
   @IsOptional() @IsInt() @Min(1) maxTerminalTasks?: number;
+  @IsOptional() @IsInt() @Min(1000) interruptedTtlMs?: number;
+  @IsOptional() @IsInt() @Min(1024) maxStoredBytes?: number;
+  @IsOptional() @IsInt() @Min(1024) maxStoredBytesPerCaller?: number;
 }
 
 class OptionsDto {
@@ -284,7 +326,7 @@ export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions
   if (signing !== undefined && !Array.isArray(signing?.keys)) problems.push('signing.keys: must be an array of { key, alg, kid }');
   if (redis !== undefined && !redis.url && !redis.options && !redis.client) problems.push('redis: give a url, ioredis options or a client');
   if (redis?.leaseMs !== undefined && (!Number.isInteger(redis.leaseMs) || redis.leaseMs < 100)) problems.push('redis.leaseMs: must be an integer of at least 100');
-  if (taskBackend !== undefined && !isTaskBackend(taskBackend)) problems.push('taskBackend: must be a TaskBackend (store, log, coordinator, commit(), close())');
+  if (taskBackend !== undefined && !isTaskBackend(taskBackend)) problems.push('taskBackend: must be a TaskBackend (store, log, coordinator, commit(), admit(), close())');
   if (push !== undefined && redis === undefined) {
     problems.push('push: needs redis (configs and the delivery queue live in Redis): set redis, or remove push');
   }
@@ -316,7 +358,7 @@ export function resolveA2AOptions(options: A2AModuleOptions): ResolvedA2AOptions
 
 function isTaskBackend(value: unknown): value is TaskBackend {
   const backend = value as Partial<TaskBackend> | null;
-  return typeof backend === 'object' && backend !== null && typeof backend.commit === 'function' && typeof backend.close === 'function' &&
+  return typeof backend === 'object' && backend !== null && [backend.commit, backend.admit, backend.close].every((method) => typeof method === 'function') &&
     [backend.store, backend.log, backend.coordinator].every((part) => typeof part === 'object' && part !== null);
 }
 

@@ -87,6 +87,26 @@ export function stripEmpty(value: unknown): unknown {
 }
 
 /**
+ * Where the SDK form and the spec form of a normalised card differ: the path of every empty value
+ * (`""`, `[]`, `{}`, or an object or list holding only such values) that {@link stripEmpty}
+ * removes, outermost only, in card order (`skills[0].tags[1]`, `securityRequirements[2]`). A
+ * signature over the SDK form says nothing about these values, nor about their absence.
+ */
+export function strippedEmptyPaths(normalized: Record<string, unknown>): string[] {
+  const paths: string[] = [];
+  const visit = (value: unknown, path: string): void => {
+    if (stripEmpty(value) === undefined) {
+      paths.push(path);
+      return;
+    }
+    if (Array.isArray(value)) value.forEach((item, i) => visit(item, `${path}[${i}]`));
+    else if (isPlainObject(value)) for (const [key, v] of Object.entries(value)) visit(v, path === '' ? key : `${path}.${key}`);
+  };
+  for (const [key, value] of Object.entries(normalized)) visit(value, key);
+  return paths;
+}
+
+/**
  * The payload the official SDKs sign and verify (a2a-js 1.3 `canonicalizeAgentCard`): the
  * normalised card with every empty value stripped, REQUIRED ones included.
  * @throws InvalidParamsError when `card` is not an Agent Card the codec can read

@@ -203,22 +203,22 @@ describe.each(ALGORITHMS)('%s', (alg) => {
   });
 
   describe('signAgentCard', () => {
-    it('appends one { protected, signature } with the protected header { alg, typ: JOSE, kid, jku }', () => {
+    it('appends one { protected, signature } with the protected header { alg, typ: JOSE, kid, jku } saying its payload form (spec)', () => {
       expect(signed.signatures).toHaveLength(1);
       expect(Object.keys(signed.signatures![0]).sort()).toEqual(['protected', 'signature']);
-      expect(decodeHeader(signed)).toEqual({ alg, typ: 'JOSE', kid: KID, jku: JKU });
+      expect(decodeHeader(signed)).toEqual({ alg, typ: 'JOSE', kid: KID, jku: JKU, 'nestjs-a2a-payload': 'spec' });
       expect(signed.signatures![0].signature).toMatch(/^[A-Za-z0-9_-]+$/); // base64url, no padding
     });
 
     it('signs the detached §8.4.1 payload: a plain flattened JWS over canonicalCardPayload verifies', async () => {
       const payload = jose.base64url.encode(canonicalCardPayload(CARD));
       const { protectedHeader } = await jose.flattenedVerify({ ...signed.signatures![0], payload }, keys.publicKey);
-      expect(protectedHeader).toEqual({ alg, typ: 'JOSE', kid: KID, jku: JKU });
+      expect(protectedHeader).toEqual({ alg, typ: 'JOSE', kid: KID, jku: JKU, 'nestjs-a2a-payload': 'spec' });
     });
 
     it('accepts the key as a private JWK, taking kid and alg from it', async () => {
       const card = await signAgentCard(CARD, { ...keys.privateJwk, kid: 'from-jwk', alg });
-      expect(decodeHeader(card)).toEqual({ alg, typ: 'JOSE', kid: 'from-jwk' });
+      expect(decodeHeader(card)).toEqual({ alg, typ: 'JOSE', kid: 'from-jwk', 'nestjs-a2a-payload': 'spec' });
       await expect(verifyAgentCard(card, keys.publicKey, keys.verifyOptions)).resolves.toMatchObject({ kid: 'from-jwk', form: 'spec' });
     });
 
@@ -237,8 +237,9 @@ describe.each(ALGORITHMS)('%s', (alg) => {
       await expect(verifyAgentCard(clone(signed), jwks, keys.verifyOptions)).resolves.toEqual({
         index: 0,
         kid: KID,
-        header: { alg, typ: 'JOSE', kid: KID, jku: JKU },
+        header: { alg, typ: 'JOSE', kid: KID, jku: JKU, 'nestjs-a2a-payload': 'spec' },
         form: 'spec',
+        uncovered: [],
       });
     });
 
@@ -254,7 +255,7 @@ describe.each(ALGORITHMS)('%s', (alg) => {
         return header.kid === KID && header.jku === JKU ? keys.publicKey : undefined;
       };
       await expect(verifyAgentCard(clone(signed), resolver, keys.verifyOptions)).resolves.toMatchObject({ kid: KID });
-      expect(seen).toEqual([{ alg, typ: 'JOSE', kid: KID, jku: JKU }]);
+      expect(seen).toEqual([{ alg, typ: 'JOSE', kid: KID, jku: JKU, 'nestjs-a2a-payload': 'spec' }]);
     });
 
     it('ignores unknown fields added to the card (they are not covered, as in the SDKs)', async () => {
@@ -363,19 +364,44 @@ describe.each(ALGORITHMS)('%s', (alg) => {
       await expect(verifyAgentCard(clone(sdkSigned), await verifierJwks(keys), keys.verifyOptions)).resolves.toMatchObject({ kid: KID, form: 'spec' });
     });
 
-    const sdkOnly: Array<[string, (card: Record<string, unknown>) => void, 'spec' | 'sdk']> = [
-      ['empty REQUIRED fields (description "", skills [])', (c) => Object.assign(c, { description: '', skills: [] }), 'sdk'],
-      ['a bearer requirement without scopes', (c) => Object.assign(c, { securityRequirements: [{ schemes: { bearer: {} } }] }), 'sdk'],
-      ['empty values inside extension params', (c) => Object.assign(c, { capabilities: { streaming: false, extensions: [{ uri: 'u', params: { a: '', b: {} } }] } }), 'sdk'],
-      ['0.3 hybrid fields (dropped by both)', (c) => Object.assign(c, { url: 'https://agent.example.com/a2a/v1', protocolVersion: '0.3', preferredTransport: 'JSONRPC' }), 'spec'],
+    // cards whose SDK form differs from their spec form: an SDK signature (which says nothing of its
+    // form) verifies in the SDK form only when the verifier says the signer uses it
+    const sdkOnly: Array<[string, (card: Record<string, unknown>) => void, string[]]> = [
+      ['empty REQUIRED fields (description "", skills [])', (c) => Object.assign(c, { description: '', skills: [] }), ['description', 'skills']],
+      ['empty values inside extension params', (c) => Object.assign(c, { capabilities: { streaming: false, extensions: [{ uri: 'u', params: { a: '', b: {} } }] } }), ['capabilities.extensions[0].params']],
     ];
-    it.each(sdkOnly)('a card the SDK signs verifies with ours when the card holds %s', async (_name, change, form) => {
+    it.each(sdkOnly)('a card the SDK signs verifies with ours, when told the signer uses the SDK form, if the card holds %s (listed as uncovered)', async (_name, change, uncovered) => {
       const card = clone(CARD) as unknown as Record<string, unknown>;
       change(card);
       const sdkSigned = await generateAgentCardSignature(keys.privateKey as SdkKey, { alg, kid: KID, typ: 'JOSE' })(asSdk(card));
-      const result = await verifyAgentCard(clone(sdkSigned), keys.publicKey, keys.verifyOptions);
-      expect(result).toMatchObject({ index: 0, kid: KID, form });
+      const result = await verifyAgentCard(clone(sdkSigned), keys.publicKey, { ...keys.verifyOptions, sdkForm: true });
+      expect(result).toMatchObject({ index: 0, kid: KID, form: 'sdk', uncovered });
+      // by kid, as a verifier that knows which of its keys an SDK signs with
+      await expect(verifyAgentCard(clone(sdkSigned), keys.publicKey, { ...keys.verifyOptions, sdkForm: (h) => h.kid === KID })).resolves.toMatchObject({ form: 'sdk' });
       // and it is still tamper-evident in that form
+      await expectRejected(verifyAgentCard({ ...clone(sdkSigned), name: 'Evil' }, keys.publicKey, { ...keys.verifyOptions, sdkForm: true }));
+      // unless told, the signature does not say it was made in the SDK form: only the spec and raw forms are tried
+      await expectRejected(verifyAgentCard(clone(sdkSigned), keys.publicKey, keys.verifyOptions));
+      await expectRejected(verifyAgentCard(clone(sdkSigned), keys.publicKey, { ...keys.verifyOptions, sdkForm: (h) => h.kid === 'another-key' }));
+    });
+
+    it('a card the SDK signs whose security fields hold empty values is refused even in the SDK form: its signature does not cover them', async () => {
+      const card = { ...clone(CARD), securityRequirements: [{ schemes: { bearer: {} } }] } as unknown as Record<string, unknown>;
+      const sdkSigned = await generateAgentCardSignature(keys.privateKey as SdkKey, { alg, kid: KID, typ: 'JOSE' })(asSdk(card));
+      await expectRejected(
+        verifyAgentCard(clone(sdkSigned), keys.publicKey, { ...keys.verifyOptions, sdkForm: true }),
+        'NO_VALID_SIGNATURE',
+        /SDK form only, which does not cover the empty securityRequirements: security fields must be covered/,
+      );
+      // the SDK's own verifier accepts it, and the same card with that requirement removed: the gap is real
+      await expect(verifyAgentCardSignature(async () => keys.publicKey)(asSdk(clone(sdkSigned)))).resolves.toBeUndefined();
+      await expect(verifyAgentCardSignature(async () => keys.publicKey)(asSdk({ ...clone(sdkSigned), securityRequirements: undefined }))).resolves.toBeUndefined();
+    });
+
+    it('a card the SDK signs keeps verifying, without being told, when it holds 0.3 hybrid fields (dropped by both forms)', async () => {
+      const card = Object.assign(clone(CARD), { url: 'https://agent.example.com/a2a/v1', protocolVersion: '0.3', preferredTransport: 'JSONRPC' });
+      const sdkSigned = await generateAgentCardSignature(keys.privateKey as SdkKey, { alg, kid: KID, typ: 'JOSE' })(asSdk(card));
+      await expect(verifyAgentCard(clone(sdkSigned), keys.publicKey, keys.verifyOptions)).resolves.toMatchObject({ index: 0, kid: KID, form: 'spec', uncovered: [] });
       await expectRejected(verifyAgentCard({ ...clone(sdkSigned), name: 'Evil' }, keys.publicKey, keys.verifyOptions));
     });
 
@@ -469,13 +495,63 @@ describe('verifyAgentCard: what is never accepted', () => {
     await expect(verifyAgentCard(card, keys.publicKey)).resolves.toMatchObject({ index: 2, kid: KID, form: 'spec' });
   });
 
-  it('reports the SDK form when only it verifies: empty values are then not covered, and a caller can refuse that form', async () => {
+  // empty values added to a card this module signed: its spec-form signature must not verify them,
+  // whatever the verifier allows (the SDK form of the tampered card is the signed payload)
+  const emptyAdditions: Array<[string, (card: AgentCard) => void]> = [
+    ['an empty security alternative {} (reads as "no credentials needed")', (c) => void c.securityRequirements!.push({})],
+    ['an alternative naming scheme "none" with no scopes', (c) => void c.securityRequirements!.push({ schemes: { none: {} } })],
+    ['an empty interface', (c) => void c.supportedInterfaces.push({} as AgentCard['supportedInterfaces'][number])],
+    ['an empty tag', (c) => void c.skills[0].tags.push('')],
+    ['an empty skill security requirement', (c) => void (c.skills[0].securityRequirements = [{}])],
+    ['an empty iconUrl and an empty extension', (c) => {
+      c.iconUrl = '';
+      c.capabilities.extensions!.push({ uri: '', params: {} });
+    }],
+  ];
+  it.each(emptyAdditions)('rejects a card this module signed once it gets %s', async (_name, tamper) => {
     const signed = await signAgentCard(CARD, keys.privateKey, { alg: 'ES256', kid: KID });
-    // adding only empty values changes the spec form but not the SDK form
-    const padded = { ...clone(signed), iconUrl: '', capabilities: { ...clone(CARD.capabilities), extensions: [...clone(CARD.capabilities.extensions!), { uri: '', params: {} }] } };
-    await expect(verifyAgentCard(padded, keys.publicKey)).resolves.toMatchObject({ form: 'sdk' });
-    await expectRejected(verifyAgentCard(padded, keys.publicKey, { forms: ['spec', 'raw'] }));
-    await expect(verifyAgentCard(clone(signed), keys.publicKey, { forms: ['spec'] })).resolves.toMatchObject({ form: 'spec' });
+    const card = clone(signed);
+    tamper(card);
+    expect(sdkCardPayload(card)).toBe(canonicalCardPayload(signed));
+    await expectRejected(verifyAgentCard(card, keys.publicKey));
+    await expectRejected(verifyAgentCard(card, keys.publicKey, { sdkForm: true }), 'NO_VALID_SIGNATURE', /signature verification failed\)$/);
+    // the untouched card still verifies, in the spec form
+    await expect(verifyAgentCard(clone(signed), keys.publicKey, { sdkForm: true })).resolves.toMatchObject({ form: 'spec', uncovered: [] });
+  });
+
+  it('rejects a card this module signed once it gets an empty security scheme: not an Agent Card at all', async () => {
+    const signed = await signAgentCard(CARD, keys.privateKey, { alg: 'ES256', kid: KID });
+    const card = clone(signed);
+    card.securitySchemes!.none = {};
+    await expectRejected(verifyAgentCard(card, keys.publicKey, { sdkForm: true }), 'MALFORMED_CARD', /securitySchemes\.none one of/);
+  });
+
+  it('rejects the same additions on a card signed in the spec form by a signer that says nothing of its form (an SDK, or this module before it said so)', async () => {
+    const payload = new TextEncoder().encode(canonicalCardPayload(CARD));
+    const jws = await new jose.FlattenedSign(payload).setProtectedHeader({ alg: 'ES256', typ: 'JOSE', kid: KID }).sign(keys.privateKey);
+    const signed = { ...clone(CARD), signatures: [{ protected: jws.protected!, signature: jws.signature }] };
+    await expect(verifyAgentCard(clone(signed), keys.publicKey)).resolves.toMatchObject({ form: 'spec' });
+    for (const [, tamper] of emptyAdditions) {
+      const card = clone(signed);
+      tamper(card);
+      await expectRejected(verifyAgentCard(card, keys.publicKey));
+    }
+    // told the signer uses the SDK form, security fields still never pass; other empty values are listed
+    const withTag = clone(signed);
+    withTag.skills[0].tags.push('');
+    await expect(verifyAgentCard(withTag, keys.publicKey, { sdkForm: true })).resolves.toMatchObject({ form: 'sdk', uncovered: ['skills[0].tags[1]'] });
+    for (const [, tamper] of emptyAdditions.filter(([name]) => !/tag|iconUrl/.test(name))) {
+      const card = clone(signed);
+      tamper(card);
+      await expectRejected(verifyAgentCard(card, keys.publicKey, { sdkForm: true }), 'NO_VALID_SIGNATURE', /security fields must be covered/);
+    }
+  });
+
+  it('refuses a signature that names a payload form it does not know', async () => {
+    const payload = new TextEncoder().encode(canonicalCardPayload(CARD));
+    const jws = await new jose.FlattenedSign(payload).setProtectedHeader({ alg: 'ES256', typ: 'JOSE', kid: KID, 'nestjs-a2a-payload': 'whatever' }).sign(keys.privateKey);
+    const card = { ...clone(CARD), signatures: [{ protected: jws.protected!, signature: jws.signature }] };
+    await expectRejected(verifyAgentCard(card, keys.publicKey), 'NO_VALID_SIGNATURE', /"whatever" is no payload form/);
   });
 
   it('verifies the raw received JSON too (a signer that also covered unknown fields)', async () => {

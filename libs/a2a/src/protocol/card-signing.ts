@@ -92,7 +92,16 @@ export function publicJwkMembers(jwk: jose.JWK): jose.JWK | undefined {
   return out as jose.JWK;
 }
 
-const PROTECTED_NAMES = ['alg', 'typ', 'kid', 'jku', 'crit', 'b64'];
+/**
+ * Protected-header parameter saying which payload form a signature covers: `spec` on every
+ * signature this module makes over the §8.4.1 form, `sdk` on the SDK-form twin. Being in the
+ * protected header, it is covered by the signature itself, so a verifier can trust it: ours checks
+ * a `spec` signature in the spec form only (added or removed empty values never verify) and never
+ * counts a twin, which covers no empty value. Other verifiers ignore an unknown header parameter.
+ */
+export const CARD_PAYLOAD_FORM_HEADER = 'nestjs-a2a-payload';
+
+const PROTECTED_NAMES = ['alg', 'typ', 'kid', 'jku', 'crit', 'b64', CARD_PAYLOAD_FORM_HEADER];
 
 interface ResolvedSigner {
   key: CardSigningKey;
@@ -177,21 +186,14 @@ function signablePayloads(card: AgentCard, problems: string[]): SignablePayloads
   }
 }
 
-/**
- * Protected-header parameter marking the SDK-form twin of a signature. SDK verifiers ignore it;
- * ours skips such a signature, since it does not cover the card's empty values (removing
- * `"apiKey": {}` from a security requirement would go unnoticed).
- */
-export const SDK_FORM_HEADER = 'nestjs-a2a-payload';
-
 /** One signature per payload form, spec form first. */
 async function signPayloads(payloads: SignablePayloads, signer: ResolvedSigner): Promise<AgentCardSignature[]> {
-  const signatures = [await signPayload(payloads.spec, signer)];
-  if (payloads.sdk !== undefined) signatures.push(await signPayload(payloads.sdk, signer, { [SDK_FORM_HEADER]: 'sdk' }));
+  const signatures = [await signPayload(payloads.spec, signer, { [CARD_PAYLOAD_FORM_HEADER]: 'spec' })];
+  if (payloads.sdk !== undefined) signatures.push(await signPayload(payloads.sdk, signer, { [CARD_PAYLOAD_FORM_HEADER]: 'sdk' }));
   return signatures;
 }
 
-async function signPayload(payload: string, signer: ResolvedSigner, extra: Record<string, string> = {}): Promise<AgentCardSignature> {
+async function signPayload(payload: string, signer: ResolvedSigner, extra: Record<string, string>): Promise<AgentCardSignature> {
   const protectedHeader: jose.JWSHeaderParameters = { alg: signer.alg, typ: 'JOSE', kid: signer.kid, ...extra };
   if (signer.jku !== undefined) protectedHeader.jku = signer.jku;
   const builder = new jose.FlattenedSign(new TextEncoder().encode(payload)).setProtectedHeader(protectedHeader);
@@ -212,7 +214,7 @@ async function signPayload(payload: string, signer: ResolvedSigner, extra: Recor
 /**
  * Signs `card` (spec §8.4.2) and returns it with the signature appended to `signatures`.
  * The payload is {@link canonicalCardPayload} of the card as {@link serializeAgentCard} serves it;
- * the protected header is `{ alg, typ: "JOSE", kid, jku? }`.
+ * the protected header is `{ alg, typ: "JOSE", kid, jku?, "nestjs-a2a-payload": "spec" }`.
  *
  * When the official SDKs would canonicalise the card differently, a second signature covers
  * their form (see {@link SignablePayloads}).

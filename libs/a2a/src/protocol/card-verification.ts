@@ -3,15 +3,26 @@
  * as a JWKS, a single key, or a function that may fetch the `jku` itself.
  *
  * The spec's own texts disagree on the payload (spec digest §11 row 20) and the official SDKs sign
- * yet another form, so each signature is checked against every candidate payload, in this order:
- * the §8.4.1 form of the schema-normalised card, the SDK form (empty values stripped), and the
- * received JSON itself (minus `signatures`). One verifying pair is enough (§8.4.3: at least one).
+ * yet another form, so a signature is checked against the candidate payloads its form allows, in
+ * this order: the §8.4.1 form of the schema-normalised card, the SDK form (empty values stripped),
+ * and the received JSON itself (minus `signatures`). One verifying pair is enough (§8.4.3: at
+ * least one).
+ *
+ * The SDK form covers no empty value, so a signature over the spec form of a card without empty
+ * values also verifies, in the SDK form, every copy of that card with empty values added: an
+ * empty security alternative `{}` ("no credentials needed"), an empty interface, an empty tag.
+ * Hence a signature is checked in the SDK form only when its signer says it made it in that form:
+ * a2a-js and a2a-python sign whatever protected header their caller gives and add nothing of
+ * their own, so nothing in such a signature says it; only the verifying party, which chose to
+ * trust the key, can (`sdkForm`). Signatures made by this module say their form in their
+ * protected header (`nestjs-a2a-payload`): `spec` ones are checked in the spec form only, SDK-form
+ * twins never count. And even then, a card whose security fields hold a value the SDK form leaves
+ * uncovered is refused: those never pass silently; other uncovered values are listed in the result.
  */
 import canonicalize from 'canonicalize';
 import * as jose from 'jose';
-import { SDK_FORM_HEADER } from './card-signing.js';
-import { normalizedCardJson, sdkPayloadOf, specPayloadOf, type CardPayloadForm } from './card-payload.js';
-import { isJwk, isKeyInstance, publicJwkMembers } from './card-signing.js';
+import { normalizedCardJson, sdkPayloadOf, specPayloadOf, strippedEmptyPaths, type CardPayloadForm } from './card-payload.js';
+import { CARD_PAYLOAD_FORM_HEADER, isJwk, isKeyInstance, publicJwkMembers } from './card-signing.js';
 import { InvalidParamsError } from './errors.js';
 import { isPlainObject } from './json-value.js';
 
@@ -40,8 +51,19 @@ export const DEFAULT_CARD_SIGNATURE_ALGORITHMS: readonly string[] = [
 export interface CardVerificationOptions {
   /** Allowed `alg` values (default {@link DEFAULT_CARD_SIGNATURE_ALGORITHMS}); `none` is never allowed. */
   algorithms?: readonly string[];
-  /** Candidate payloads to try, in order (default all three: `spec`, `sdk`, `raw`). */
+  /** Candidate payloads to try, in order (default all three: `spec`, `sdk`, `raw`), as far as each signature's own form allows. */
   forms?: readonly CardPayloadForm[];
+  /**
+   * Whether a signature that does not say which form it covers may be checked in the SDK form
+   * (empty values stripped), as `@a2a-js/sdk` and a2a-python sign: `true`, or a function of the
+   * signature's protected header (e.g. by `kid`: the keys you know an SDK signs with). Default
+   * `false`: such a signature is checked in the spec and raw forms only, which cover empty
+   * values, and an SDK-signed card verifies only when it holds no empty value (its two forms are
+   * then the same bytes). Even when allowed, a card whose security fields (`securityRequirements`,
+   * `securitySchemes`, `supportedInterfaces`, a skill's `securityRequirements`) hold an empty value
+   * is refused in that form: the signature does not cover it.
+   */
+  sdkForm?: boolean | ((header: CardSignatureHeader) => boolean);
 }
 
 /** Which signature verified, with which key id, over which payload form. @publicApi */
@@ -55,6 +77,11 @@ export interface VerifiedCardSignature {
    * values (e.g. `"bearer": {}`) are not covered; `raw`: the whole received JSON is covered.
    */
   readonly form: CardPayloadForm;
+  /**
+   * The card's empty values the signature does not cover (form `sdk` only; never in a security
+   * field, which is refused), as paths such as `skills[0].tags[1]`. Empty for `spec` and `raw`.
+   */
+  readonly uncovered: readonly string[];
 }
 
 export type CardSignatureErrorCode = 'UNSIGNED' | 'MALFORMED_CARD' | 'INVALID_KEY_SOURCE' | 'NO_VALID_SIGNATURE';
@@ -86,8 +113,14 @@ export class CardSignatureError extends Error {
 
 const ALL_FORMS: readonly CardPayloadForm[] = ['spec', 'sdk', 'raw'];
 
-/** Candidate payloads (base64url), identical ones tried once. */
-function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPayloadForm[]): Array<{ form: CardPayloadForm; payload: string }> {
+interface CandidatePayload {
+  readonly form: CardPayloadForm;
+  /** base64url of the payload's UTF-8 bytes */
+  readonly payload: string;
+}
+
+/** Candidate payloads, identical ones tried once, and the normalised card they come from. */
+function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPayloadForm[]): { normalized: Record<string, unknown>; payloads: CandidatePayload[] } {
   let normalized: Record<string, unknown>;
   try {
     normalized = normalizedCardJson(card);
@@ -95,7 +128,7 @@ function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPa
     const detail = error instanceof InvalidParamsError ? error.violationsText() : (error as Error).message;
     throw new CardSignatureError('MALFORMED_CARD', `the Agent Card cannot be read: ${detail}`, [], { cause: error });
   }
-  const out: Array<{ form: CardPayloadForm; payload: string }> = [];
+  const out: CandidatePayload[] = [];
   const seen = new Set<string>();
   for (const form of forms) {
     let text: string | undefined;
@@ -112,7 +145,22 @@ function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPa
     out.push({ form, payload: jose.base64url.encode(new TextEncoder().encode(text)) });
   }
   if (out.length === 0) throw new CardSignatureError('MALFORMED_CARD', 'the Agent Card cannot be canonicalised (RFC 8785 refuses lone surrogates)');
-  return out;
+  return { normalized, payloads: out };
+}
+
+/** Fields whose empty values change who may call and how: an SDK-form signature must cover them. */
+const SECURITY_FIELD = /^(securityRequirements|securitySchemes|supportedInterfaces|skills\[\d+\]\.securityRequirements)(\[|\.|$)/;
+
+/** The forms one signature may be checked in, from what its protected header says, or why none. */
+function formsOf(header: CardSignatureHeader, options: CardVerificationOptions): ReadonlySet<CardPayloadForm> | string {
+  const declared = header[CARD_PAYLOAD_FORM_HEADER];
+  // a spec-form signature of this module: empty values added or removed must not verify
+  if (declared === 'spec') return new Set(['spec']);
+  // the twin of a spec-form signature, for SDK verifiers: it covers no empty value, so it never counts here
+  if (declared === 'sdk') return 'a signature over the SDK form, made for SDK verifiers; the spec-form signature beside it decides';
+  if (declared !== undefined) return `${CARD_PAYLOAD_FORM_HEADER} "${String(declared)}" is no payload form this verifier knows`;
+  const sdk = typeof options.sdkForm === 'function' ? options.sdkForm(header) === true : options.sdkForm === true;
+  return new Set<CardPayloadForm>(sdk ? ['spec', 'sdk', 'raw'] : ['spec', 'raw']);
 }
 
 function isSingleKey(keys: unknown): keys is CardVerificationKey {
@@ -175,7 +223,10 @@ export async function verifyAgentCard(card: unknown, keys: CardKeySource, option
   const signatures = card.signatures;
   if (!Array.isArray(signatures) || signatures.length === 0) throw new CardSignatureError('UNSIGNED', 'the Agent Card carries no signature');
   const algorithms = (options.algorithms ?? DEFAULT_CARD_SIGNATURE_ALGORITHMS).filter((a) => a.toLowerCase() !== 'none');
-  const payloads = candidatePayloads(card, options.forms ?? ALL_FORMS);
+  const { normalized, payloads } = candidatePayloads(card, options.forms ?? ALL_FORMS);
+  // what the SDK form leaves out, worked out once: only a signature that verifies in that form needs it
+  let uncoveredPaths: string[] | undefined;
+  const uncovered = (): string[] => (uncoveredPaths ??= strippedEmptyPaths(normalized));
 
   const attempts: CardSignatureAttempt[] = [];
   for (const [index, entry] of signatures.entries()) {
@@ -210,9 +261,9 @@ export async function verifyAgentCard(card: unknown, keys: CardKeySource, option
       fail('b64 is not used for Agent Card signatures (spec §8.4.2)', header);
       continue;
     }
-    if (header[SDK_FORM_HEADER] !== undefined) {
-      // the twin of a spec-form signature, for SDK verifiers: it covers no empty value, so it never counts here
-      fail('a signature over the SDK form, made for SDK verifiers; the spec-form signature beside it decides', header);
+    const forms = formsOf(header, options);
+    if (typeof forms === 'string') {
+      fail(forms, header);
       continue;
     }
     const candidates = await keysFor(keys, header);
@@ -223,19 +274,27 @@ export async function verifyAgentCard(card: unknown, keys: CardKeySource, option
     const reasons = new Set<string>();
     for (const key of candidates) {
       for (const { form, payload } of payloads) {
+        if (!forms.has(form)) continue;
         try {
           await jose.flattenedVerify(
             { protected: entry.protected, signature: entry.signature, header: entry.header as jose.JWSHeaderParameters | undefined, payload },
             key,
             { algorithms: [alg] },
           );
-          return { index, kid: typeof header.kid === 'string' ? header.kid : undefined, header, form };
         } catch (error) {
           reasons.add((error as Error).message);
+          continue;
         }
+        const notCovered = form === 'sdk' ? uncovered() : [];
+        const security = notCovered.filter((path) => SECURITY_FIELD.test(path));
+        if (security.length > 0) {
+          reasons.add(`it verifies in the SDK form only, which does not cover the empty ${security.join(', ')}: security fields must be covered`);
+          continue;
+        }
+        return { index, kid: typeof header.kid === 'string' ? header.kid : undefined, header, form, uncovered: notCovered };
       }
     }
-    fail([...reasons].join('; ') || 'no payload to verify', header);
+    fail([...reasons].join('; ') || `no payload in a form it may be checked in (${[...forms].join(', ')})`, header);
   }
   throw new CardSignatureError(
     'NO_VALID_SIGNATURE',

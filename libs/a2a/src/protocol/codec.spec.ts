@@ -3,7 +3,7 @@
  * examples of the spec digest (§1.1 rules, §1.2 shapes, §1.3 field tables).
  */
 import { describe, expect, it } from '@jest/globals';
-import { decode, encode, type Schema } from './codec.js';
+import { DEFAULT_DECODE_LIMITS, MAX_VIOLATIONS, decode, encode, type DecodeLimits, type Schema } from './codec.js';
 import { BAD_REQUEST_TYPE, InvalidParamsError, type FieldViolation } from './errors.js';
 import * as S from './schemas.js';
 import { thrown } from '../testing/thrown.js';
@@ -853,5 +853,98 @@ describe('encode', () => {
   it('emits fields in proto order with camelCase names only', () => {
     const wire = encode(S.MessageSchema, { parts: [{ text: 'x' }], role: 'ROLE_USER', messageId: 'm', contextId: 'c' });
     expect(Object.keys(wire)).toEqual(['messageId', 'contextId', 'role', 'parts']);
+  });
+});
+
+describe('decode: limits, checked while decoding', () => {
+  const LIMITS: DecodeLimits = { maxPartsPerMessage: 3, maxPartBytes: 16, maxMetadataBytes: 40, maxListItems: 2 };
+  const limited = (schema: Schema, input: unknown): FieldViolation[] => {
+    const error = thrown(() => decode(schema, input, '', { limits: LIMITS }));
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    return (error as InvalidParamsError).fieldViolations;
+  };
+  const send = (message: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ message: userMessage({ parts: [{ text: 'hi' }], ...message }), ...extra });
+
+  it('has defaults a server can defend', () => {
+    expect(DEFAULT_DECODE_LIMITS).toEqual({ maxPartsPerMessage: 1000, maxPartBytes: 1024 * 1024, maxMetadataBytes: 64 * 1024, maxListItems: 100 });
+  });
+
+  it('accepts what is within every bound, and without limits bounds nothing', () => {
+    const within = send({ parts: [{ text: '0123456789abcdef' }, { raw: 'AAAA' }, { data: { k: 'v' } }], metadata: { a: 1 }, extensions: ['a', 'b'] });
+    expect(() => decode(S.SendMessageRequestSchema, within, '', { limits: LIMITS })).not.toThrow();
+    const over = send({ parts: Array.from({ length: 5 }, () => ({ text: 'x'.repeat(50) })) });
+    expect(() => decode(S.SendMessageRequestSchema, over)).not.toThrow();
+  });
+
+  it('counts parts before reading them: one violation naming the field and the bound, whatever the parts hold', () => {
+    // each of these parts is itself invalid: none is read
+    const parts = Array.from({ length: 1_000_000 }, () => ({ bogus: true }));
+    expect(limited(S.SendMessageRequestSchema, send({ parts }))).toEqual([
+      { field: 'message.parts', description: 'must hold at most 3 parts (limits.maxPartsPerMessage)' },
+    ]);
+  });
+
+  it('bounds the bytes of a part\'s content: text as UTF-8, raw as sent, url, data as JSON; never quoting the value', () => {
+    const cases: Array<[Record<string, unknown>, boolean]> = [
+      [{ text: 'x'.repeat(16) }, true],
+      [{ text: 'x'.repeat(17) }, false],
+      [{ text: 'é'.repeat(8) }, true], // 16 bytes
+      [{ text: 'é'.repeat(9) }, false], // 9 units, 18 bytes
+      [{ raw: 'QUJDREVGR0hJSktMTU5PUA==' }, false], // 24 characters as sent
+      [{ url: `https://${'a'.repeat(20)}` }, false],
+      [{ data: { k: 'v' } }, true],
+      [{ data: { key: 'a long value' } }, false],
+      [{ data: Array.from({ length: 1_000_000 }, (_, i) => i) }, false],
+    ];
+    for (const [part, ok] of cases) {
+      const input = send({ parts: [part] });
+      if (ok) {
+        expect(() => decode(S.SendMessageRequestSchema, input, '', { limits: LIMITS })).not.toThrow();
+        continue;
+      }
+      const [violation, ...rest] = limited(S.SendMessageRequestSchema, input);
+      expect(rest).toEqual([]);
+      expect(violation.field).toMatch(/^message\.parts\[0\]\.(text|raw|url|data)$/);
+      expect(violation.description).toBe('must take at most 16 bytes (limits.maxPartBytes)');
+    }
+  });
+
+  it('bounds every metadata object: the request\'s, the message\'s, a part\'s', () => {
+    const big = { note: 'x'.repeat(100) };
+    expect(limited(S.SendMessageRequestSchema, send({ metadata: big, parts: [{ text: 'a', metadata: big }] }, { metadata: big })).map((v) => v.field)).toEqual([
+      'message.parts[0].metadata',
+      'message.metadata',
+      'metadata',
+    ]);
+    const deep = { list: Array.from({ length: 1_000_000 }, () => ({})) };
+    expect(limited(S.SendMessageRequestSchema, send({ metadata: deep }))).toEqual([
+      { field: 'message.metadata', description: 'must take at most 40 bytes (limits.maxMetadataBytes)' },
+    ]);
+  });
+
+  it('bounds every other list and every map', () => {
+    const many = Array.from({ length: 500_000 }, () => 7); // not strings: none is read
+    expect(limited(S.SendMessageRequestSchema, send({ extensions: many, referenceTaskIds: many }, { configuration: { acceptedOutputModes: many } }))).toEqual([
+      { field: 'message.extensions', description: 'must have at most 2 items (limits.maxListItems)' },
+      { field: 'message.referenceTaskIds', description: 'must have at most 2 items (limits.maxListItems)' },
+      { field: 'configuration.acceptedOutputModes', description: 'must have at most 2 items (limits.maxListItems)' },
+    ]);
+    const scopes = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`s${i}`, 'x']));
+    expect(limited(S.OAuthFlowsSchema, { authorizationCode: { authorizationUrl: 'https://a', tokenUrl: 'https://t', scopes } })).toEqual([
+      { field: 'authorizationCode.scopes', description: 'must have at most 2 items (limits.maxListItems)' },
+    ]);
+  });
+
+  it(`stops after ${MAX_VIOLATIONS} violations, and quotes at most 64 characters of a map key`, () => {
+    const parts = Array.from({ length: 3 }, () => ({ text: 1 }));
+    const requests = { message: { messageId: 1, role: 'nope', parts, metadata: 'x', extensions: [1, 2], contextId: 3 }, configuration: { historyLength: -1 } };
+    expect(() => decode(S.SendMessageRequestSchema, requests, '', { limits: LIMITS })).toThrow(InvalidParamsError);
+    const wide = Array.from({ length: 1_000 }, () => ({ text: 1 }));
+    const all = violations(S.SendMessageRequestSchema, { message: userMessage({ parts: wide }) });
+    expect(all).toHaveLength(MAX_VIOLATIONS + 1);
+    expect(all.at(-1)).toEqual({ field: '(body)', description: `more violations not listed (decoding stops after ${MAX_VIOLATIONS})` });
+    const key = 'k'.repeat(5000);
+    const [violation] = violations(S.OAuthFlowsSchema, { authorizationCode: { authorizationUrl: 'https://a', tokenUrl: 'https://t', scopes: { [key]: 1 } } });
+    expect(violation.field).toBe(`authorizationCode.scopes.${'k'.repeat(64)}…`);
   });
 });

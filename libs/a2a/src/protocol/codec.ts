@@ -5,12 +5,17 @@
  * int32 from a number or a numeric string; bytes in either base64 alphabet; unknown fields
  * ignored; REQUIRED fields, oneofs and bounds checked, every violation collected with its path.
  *
+ * Limits (optional, for what a stranger sends): list lengths are checked before a list is walked,
+ * part contents and metadata measured with a walk that stops at the bound, and decoding stops after
+ * {@link MAX_VIOLATIONS} violations, so the work a request costs is bounded by the limits and not
+ * by its size. A violation names the field and the bound, never the value.
+ *
  * encode: camelCase only; enums as names; an unset field is absent; a field with presence is
  * kept whenever it is set; REQUIRED fields always appear; other fields holding their default
  * are left out; keys that are not in the schema never reach the wire.
  */
 import { InvalidParamsError, type FieldViolation } from './errors.js';
-import { isPlainObject, setEntry } from './json-value.js';
+import { isPlainObject, jsonSizeOf, setEntry } from './json-value.js';
 
 export type ScalarType = 'string' | 'bool' | 'int32' | 'bytes' | 'timestamp' | 'struct' | 'value';
 export type FieldType =
@@ -30,6 +35,12 @@ export interface FieldSpec {
   readonly presence?: boolean;
   readonly min?: number;
   readonly max?: number;
+  /**
+   * Which of the {@link DecodeLimits} bounds the field: `parts` (its item count), `partContent`
+   * (the bytes of a part's content), `metadata` (its JSON bytes). Every other repeated field and
+   * map is bounded by `maxListItems`.
+   */
+  readonly bound?: 'parts' | 'partContent' | 'metadata';
 }
 
 export interface OneofSpec {
@@ -69,6 +80,60 @@ function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
+/**
+ * Bounds on what one decoded value may hold (a request from a caller). Every number is inclusive.
+ * @publicApi
+ */
+export interface DecodeLimits {
+  /** Parts of one message or artifact. */
+  readonly maxPartsPerMessage: number;
+  /** Bytes of one part's content: its text (UTF-8), raw bytes (base64 as sent), URL, or data (as JSON). */
+  readonly maxPartBytes: number;
+  /** Bytes of one `metadata` object, as JSON. */
+  readonly maxMetadataBytes: number;
+  /** Items of any other list (`extensions`, `referenceTaskIds`, `acceptedOutputModes` …) and entries of a map. */
+  readonly maxListItems: number;
+}
+
+/** Defaults a server can defend: far above what agents send, far below what holds the event loop. */
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+  maxPartsPerMessage: 1_000,
+  maxPartBytes: 1024 * 1024,
+  maxMetadataBytes: 64 * 1024,
+  maxListItems: 100,
+};
+
+/** Decoding stops after this many violations: the answer lists them, and a request cannot make it longer. */
+export const MAX_VIOLATIONS = 100;
+
+/** The option that sets each bound, for messages. */
+const LIMIT_OPTION: Readonly<Record<keyof DecodeLimits, string>> = {
+  maxPartsPerMessage: 'limits.maxPartsPerMessage',
+  maxPartBytes: 'limits.maxPartBytes',
+  maxMetadataBytes: 'limits.maxMetadataBytes',
+  maxListItems: 'limits.maxListItems',
+};
+
+const LIMIT_TEXT: Readonly<Record<keyof DecodeLimits, string>> = { maxPartsPerMessage: 'hold', maxPartBytes: 'take', maxMetadataBytes: 'take', maxListItems: 'have' };
+const LIMIT_UNIT: Readonly<Record<keyof DecodeLimits, string>> = { maxPartsPerMessage: 'parts', maxPartBytes: 'bytes', maxMetadataBytes: 'bytes', maxListItems: 'items' };
+
+/** Thrown inside the decoder once it has enough violations to answer with. */
+class TooManyViolations extends Error {}
+
+/** Map keys come from the caller: a path quotes at most this many characters of one. */
+const MAX_KEY_IN_PATH = 64;
+
+function keyInPath(key: string): string {
+  return key.length > MAX_KEY_IN_PATH ? `${key.slice(0, MAX_KEY_IN_PATH)}…` : key;
+}
+
+/** UTF-8 bytes of `text` above `max`? Exact only where it matters: a length bounds the bytes on both sides. */
+function utf8Exceeds(text: string, max: number): boolean {
+  if (text.length > max) return true; // every UTF-16 unit is at least one byte
+  if (text.length * 3 <= max) return false; // and at most three
+  return Buffer.byteLength(text, 'utf8') > max;
+}
+
 /** How `decode` treats REQUIRED fields. */
 export interface DecodeOptions {
   /**
@@ -77,6 +142,8 @@ export interface DecodeOptions {
    * given, empty ones included, and never checked or filled in (Agent Card signing, §8.4.1).
    */
   readonly required?: 'check' | 'as-received';
+  /** Bounds on lists, parts and metadata (see {@link DecodeLimits}); none when absent. */
+  readonly limits?: DecodeLimits;
 }
 
 /** How `encode` treats REQUIRED fields. */
@@ -88,7 +155,10 @@ export interface EncodeOptions {
 class Decoder {
   readonly violations: FieldViolation[] = [];
 
-  constructor(private readonly requiredAsReceived = false) {}
+  constructor(
+    private readonly requiredAsReceived = false,
+    private readonly limits?: DecodeLimits,
+  ) {}
 
   /** Is a REQUIRED field kept as received, default value or not? */
   private kept(spec: FieldSpec): boolean {
@@ -97,7 +167,32 @@ class Decoder {
 
   fail(field: string, description: string): undefined {
     this.violations.push({ field, description });
+    if (this.violations.length >= MAX_VIOLATIONS) throw new TooManyViolations();
     return undefined;
+  }
+
+  /** Refuses `path` for passing the bound `name`; the value is never quoted. */
+  private overLimit(path: string, name: keyof DecodeLimits): undefined {
+    return this.fail(path, `must ${LIMIT_TEXT[name]} at most ${this.limits![name]} ${LIMIT_UNIT[name]} (${LIMIT_OPTION[name]})`);
+  }
+
+  /** Checks a list's length before it is walked. */
+  private listTooLong(spec: FieldSpec, list: readonly unknown[], path: string): boolean {
+    if (this.limits === undefined) return false;
+    const name = spec.bound === 'parts' ? 'maxPartsPerMessage' : 'maxListItems';
+    if (list.length <= this.limits[name]) return false;
+    this.overLimit(path, name);
+    return true;
+  }
+
+  /** A part's content or a metadata object within its byte bound (checked before its value is used). */
+  private withinBytes(spec: FieldSpec, raw: unknown, path: string): boolean {
+    if (this.limits === undefined || (spec.bound !== 'partContent' && spec.bound !== 'metadata')) return true;
+    const name = spec.bound === 'partContent' ? 'maxPartBytes' : 'maxMetadataBytes';
+    const max = this.limits[name];
+    const over = typeof raw === 'string' ? utf8Exceeds(raw, max) : jsonSizeOf(raw, max) > max;
+    if (over) this.overLimit(path, name);
+    return !over;
   }
 
   message(schema: Schema, input: unknown, path: string): Record<string, unknown> | undefined {
@@ -130,6 +225,7 @@ class Decoder {
     if (raw === null && (spec.repeated || spec.type !== 'value')) return undefined;
     if (spec.repeated) {
       if (!Array.isArray(raw)) return this.fail(path, 'must be an array');
+      if (this.listTooLong(spec, raw, path)) return undefined;
       const items: unknown[] = [];
       raw.forEach((item, i) => {
         const value = this.single(spec, item, `${path}[${i}]`);
@@ -137,6 +233,7 @@ class Decoder {
       });
       return items.length === 0 && !spec.presence && !this.kept(spec) ? undefined : items;
     }
+    if (!this.withinBytes(spec, raw, path)) return undefined;
     const value = this.single(spec, raw, path);
     if (value === undefined || spec.presence || this.kept(spec)) return value;
     // an unset REQUIRED field is reported by checkRequired; a default value counts as unset
@@ -149,9 +246,13 @@ class Decoder {
       if ('enum' in type) return this.enumValue(type.enum, raw, path);
       if ('message' in type) return this.message(type.message(), raw, path);
       if (!isPlainObject(raw)) return this.fail(path, 'must be a JSON object');
+      if (this.limits !== undefined) {
+        let entries = 0;
+        for (const _ in raw) if (++entries > this.limits.maxListItems) return this.overLimit(path, 'maxListItems');
+      }
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(raw)) {
-        const value = this.single({ type: type.map }, v, `${path}.${k}`);
+        const value = this.single({ type: type.map }, v, `${path}.${keyInPath(k)}`);
         if (value !== undefined) setEntry(out, k, value);
       }
       return out;
@@ -257,8 +358,14 @@ function isDefault(type: FieldType, value: unknown): boolean {
  * @throws InvalidParamsError listing every violation, each naming its field path under `path`.
  */
 export function decode<T>(schema: Schema<T>, input: unknown, path = '', options: DecodeOptions = {}): T {
-  const decoder = new Decoder(options.required === 'as-received');
-  const out = decoder.message(schema, input, path);
+  const decoder = new Decoder(options.required === 'as-received', options.limits);
+  let out: Record<string, unknown> | undefined;
+  try {
+    out = decoder.message(schema, input, path);
+  } catch (error) {
+    if (!(error instanceof TooManyViolations)) throw error;
+    throw new InvalidParamsError([...decoder.violations, { field: path || '(body)', description: `more violations not listed (decoding stops after ${MAX_VIOLATIONS})` }]);
+  }
   if (decoder.violations.length > 0 || out === undefined) throw new InvalidParamsError(decoder.violations);
   return out as T;
 }

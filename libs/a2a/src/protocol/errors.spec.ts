@@ -2,6 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   A2A_ERROR_CLASSES,
+  echoed,
   A2AError,
   BAD_REQUEST_TYPE,
   ContentTypeNotSupportedError,
@@ -272,5 +273,22 @@ describe('toA2AError', () => {
     new InternalError(),
   ])('passes an A2AError through unchanged (%p)', (error) => {
     expect(toA2AError(error)).toBe(error);
+  });
+});
+
+describe('what an error may echo', () => {
+  it('echoed() quotes at most 128 characters of a caller\'s value', () => {
+    expect(echoed('short')).toBe('short');
+    expect(echoed('a'.repeat(129))).toBe(`${'a'.repeat(128)}…`);
+  });
+
+  it('bounds the message, metadata and violations of any error, whatever the thrower quoted', () => {
+    const huge = 'h'.repeat(5 * 1024 * 1024);
+    const error = new TaskNotFoundError(`Task ${huge} not found`, { taskId: huge });
+    expect(error.message.length).toBeLessThanOrEqual(2049);
+    expect(error.metadata.taskId.length).toBeLessThanOrEqual(1025);
+    expect(JSON.stringify(error.toJsonRpc()).length).toBeLessThan(4096);
+    const invalid = new InvalidParamsError([{ field: huge, description: huge }]);
+    expect(JSON.stringify(invalid.toRest()).length).toBeLessThan(8192);
   });
 });

@@ -66,6 +66,21 @@ interface ErrorSpec {
   defaultMessage: string;
 }
 
+/** Longest quote of a caller's value (a task id, a media type …) in an error's message or metadata. */
+export const MAX_ECHO_CHARS = 128;
+/** Longest message, and longest field path or description of a violation, an error carries. */
+const MAX_MESSAGE_CHARS = 2048;
+/** Longest ErrorInfo metadata value (a list of supported versions or extensions fits). */
+const MAX_METADATA_CHARS = 1024;
+
+/**
+ * `value` as an error may quote it: at most `max` characters, cut with `…`. A request cannot make
+ * an error answer larger than the limits make it (a 5 MiB task id once gave a 10 MiB answer).
+ */
+export function echoed(value: string, max = MAX_ECHO_CHARS): string {
+  return value.length > max ? `${value.slice(0, max)}…` : value;
+}
+
 /**
  * Base of every error this library puts on the wire. The message is always safe to show to a
  * caller: internal failures become {@link InternalError} with a fixed text.
@@ -78,14 +93,16 @@ export abstract class A2AError extends Error {
   abstract readonly reason: string | undefined;
   readonly domain: string = ERROR_DOMAIN;
 
-  constructor(
-    message: string,
-    /** ErrorInfo metadata (string values only, as `google.rpc.ErrorInfo` demands). */
-    readonly metadata: Record<string, string> = {},
-    readonly fieldViolations: FieldViolation[] = [],
-  ) {
-    super(message);
+  /** ErrorInfo metadata (string values only, as `google.rpc.ErrorInfo` demands). */
+  readonly metadata: Record<string, string>;
+  readonly fieldViolations: FieldViolation[];
+
+  /** Every text is bounded (see {@link echoed}), whatever the thrower quoted. */
+  constructor(message: string, metadata: Record<string, string> = {}, fieldViolations: FieldViolation[] = []) {
+    super(echoed(message, MAX_MESSAGE_CHARS));
     this.name = new.target.name;
+    this.metadata = Object.fromEntries(Object.entries(metadata).map(([key, value]) => [key, echoed(value, MAX_METADATA_CHARS)]));
+    this.fieldViolations = fieldViolations.map((v) => ({ field: echoed(v.field, MAX_MESSAGE_CHARS), description: echoed(v.description, MAX_MESSAGE_CHARS) }));
   }
 
   /** `@type` objects for JSON-RPC `error.data` and REST `error.details`. */

@@ -12,3 +12,41 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function setEntry(out: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
+
+/**
+ * About how many bytes `value` takes as JSON, without building the JSON: string lengths, keys and
+ * punctuation. A measure for budgets (stored tasks, request limits), not an exact size.
+ *
+ * With `stopAbove`, the walk ends as soon as the size passes it (the result is then some number
+ * above it): a budget check costs at most about `stopAbove` steps, however large the value.
+ */
+export function jsonSizeOf(value: unknown, stopAbove = Number.POSITIVE_INFINITY): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+      return 8;
+    case 'boolean':
+      return 5;
+    case 'object': {
+      if (value === null) return 4;
+      let size = 2;
+      if (Array.isArray(value)) {
+        for (const item of value) {
+          size += jsonSizeOf(item, stopAbove - size) + 1;
+          if (size > stopAbove) return size;
+        }
+        return size;
+      }
+      for (const key in value) {
+        const entry = (value as Record<string, unknown>)[key];
+        if (entry === undefined) continue;
+        size += key.length + 4 + jsonSizeOf(entry, stopAbove - size - key.length - 4);
+        if (size > stopAbove) return size;
+      }
+      return size;
+    }
+    default:
+      return 0;
+  }
+}

@@ -11,17 +11,20 @@ const reqStr: FieldSpec = { type: 'string', required: true };
 const strList: FieldSpec = { type: 'string', repeated: true };
 const bool: FieldSpec = { type: 'bool' };
 const struct: FieldSpec = { type: 'struct' };
+/** A message's, part's, task's … own metadata: bounded by `maxMetadataBytes` in requests. */
+const metadata: FieldSpec = { type: 'struct', bound: 'metadata' };
+const parts: FieldSpec = { type: { message: () => PartSchema }, repeated: true, required: true, bound: 'parts' };
 const msg = (s: () => Schema): FieldSpec['type'] => ({ message: s });
 const scopes: FieldSpec = { type: { map: 'string' } };
 
 export const PartSchema: Schema<T.Part> = schema(
   'Part',
   {
-    text: str,
-    raw: { type: 'bytes' },
-    url: str,
-    data: { type: 'value' },
-    metadata: struct,
+    text: { type: 'string', bound: 'partContent' },
+    raw: { type: 'bytes', bound: 'partContent' },
+    url: { type: 'string', bound: 'partContent' },
+    data: { type: 'value', bound: 'partContent' },
+    metadata,
     filename: str,
     mediaType: str,
   },
@@ -33,8 +36,8 @@ export const MessageSchema: Schema<T.Message> = schema('Message', {
   contextId: str,
   taskId: str,
   role: { type: { enum: ROLES }, required: true },
-  parts: { type: msg(() => PartSchema), repeated: true, required: true },
-  metadata: struct,
+  parts,
+  metadata,
   extensions: strList,
   referenceTaskIds: strList,
 });
@@ -49,8 +52,8 @@ export const ArtifactSchema: Schema<T.Artifact> = schema('Artifact', {
   artifactId: reqStr,
   name: str,
   description: str,
-  parts: { type: msg(() => PartSchema), repeated: true, required: true },
-  metadata: struct,
+  parts,
+  metadata,
   extensions: strList,
 });
 
@@ -60,14 +63,14 @@ export const TaskSchema: Schema<T.Task> = schema('Task', {
   status: { type: msg(() => TaskStatusSchema), required: true },
   artifacts: { type: msg(() => ArtifactSchema), repeated: true },
   history: { type: msg(() => MessageSchema), repeated: true },
-  metadata: struct,
+  metadata,
 });
 
 export const TaskStatusUpdateEventSchema: Schema<T.TaskStatusUpdateEvent> = schema('TaskStatusUpdateEvent', {
   taskId: reqStr,
   contextId: reqStr,
   status: { type: msg(() => TaskStatusSchema), required: true },
-  metadata: struct,
+  metadata,
 });
 
 export const TaskArtifactUpdateEventSchema: Schema<T.TaskArtifactUpdateEvent> = schema('TaskArtifactUpdateEvent', {
@@ -76,7 +79,7 @@ export const TaskArtifactUpdateEventSchema: Schema<T.TaskArtifactUpdateEvent> = 
   artifact: { type: msg(() => ArtifactSchema), required: true },
   append: bool,
   lastChunk: bool,
-  metadata: struct,
+  metadata,
 });
 
 export const StreamResponseSchema: Schema<T.StreamResponse> = schema(
@@ -121,7 +124,7 @@ export const SendMessageRequestSchema: Schema<T.SendMessageRequest> = schema('Se
   tenant: str,
   message: { type: msg(() => MessageSchema), required: true },
   configuration: { type: msg(() => SendMessageConfigurationSchema) },
-  metadata: struct,
+  metadata,
 });
 
 export const GetTaskRequestSchema: Schema<T.GetTaskRequest> = schema('GetTaskRequest', {
@@ -156,7 +159,7 @@ export const ListTasksResponseSchema: Schema<T.ListTasksResponse> = schema('List
 export const CancelTaskRequestSchema: Schema<T.CancelTaskRequest> = schema('CancelTaskRequest', {
   tenant: str,
   id: reqStr,
-  metadata: struct,
+  metadata,
 });
 
 export const SubscribeToTaskRequestSchema: Schema<T.SubscribeToTaskRequest> = schema('SubscribeToTaskRequest', {

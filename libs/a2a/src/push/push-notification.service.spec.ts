@@ -1,5 +1,6 @@
 /** The push-config operations against the real Redis config store (a key prefix of this file's own). */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { EgressPolicy } from '../net/egress-policy.js';
 import { fakeLookup } from '../net/testing/fake-lookup.js';
@@ -60,11 +61,36 @@ describe('PushNotificationService.validate', () => {
       { field: 'configuration.taskPushNotificationConfig.token', description: 'must be printable ASCII (it is sent in a header)' },
       { field: 'configuration.taskPushNotificationConfig.authentication.scheme', description: 'must be an HTTP authentication scheme such as "Bearer" or "Basic"' },
       { field: 'configuration.taskPushNotificationConfig.authentication.credentials', description: 'must be printable ASCII (it is sent in a header)' },
-      {
-        field: 'configuration.taskPushNotificationConfig.url',
-        description: 'egress refused: inside.example.com resolves to 10.1.2.3 is a private address (reason: private)',
-      },
+      { field: 'configuration.taskPushNotificationConfig.url', description: 'is refused: this server does not send notifications to that host' },
     ]);
+  });
+
+  describe('a refusal that comes from resolving the host', () => {
+    afterEach(() => {
+      jest.restoreAllMocks();
+    });
+
+    it('tells the caller "refused", and the log what the host resolved to (no DNS oracle for callers)', async () => {
+      const warnings: string[] = [];
+      jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+      for (const url of ['https://inside.example.com/x?token=QSECRET', 'https://nowhere.example.com/x']) {
+        const error = await rejectionOf(service.validate({ url }), InvalidParamsError);
+        expect(error.fieldViolations).toEqual([{ field: 'url', description: 'is refused: this server does not send notifications to that host' }]);
+        expect(error.message).not.toMatch(/10\.1\.2\.3|resolve|private|dns/);
+      }
+      expect(warnings).toEqual([
+        'Webhook refused at registration: egress refused: inside.example.com resolves to 10.1.2.3 is a private address (reason: private)',
+        expect.stringMatching(/^Webhook refused at registration: .*nowhere\.example\.com.*\(reason: dns\)$/),
+      ]);
+      expect(warnings.join('\n')).not.toContain('QSECRET');
+    });
+
+    it('still names what the URL itself says: a literal private address, the scheme', async () => {
+      const literal = await rejectionOf(service.validate({ url: 'https://10.1.2.3/x' }), InvalidParamsError);
+      expect(literal.fieldViolations[0].description).toMatch(/private.*\(reason: private\)$/);
+      const scheme = await rejectionOf(service.validate({ url: 'ftp://hooks.example.com/x' }), InvalidParamsError);
+      expect(scheme.fieldViolations[0].description).toMatch(/\(reason: scheme\)$/);
+    });
   });
 
   it('refuses oversized values', async () => {

@@ -3,9 +3,10 @@
  * registration, configs stored scoped like their task, secrets sealed at rest and redacted in answers.
  */
 import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import { EgressRefusedError } from '../net/egress-errors.js';
 import type { EgressPolicy } from '../net/egress-policy.js';
-import { InvalidParamsError, ResourceExhaustedError, TaskNotFoundError, type FieldViolation } from '../protocol/errors.js';
+import { InvalidParamsError, ResourceExhaustedError, TaskNotFoundError, echoed, type FieldViolation } from '../protocol/errors.js';
 import { isTerminalState, type ListTaskPushNotificationConfigsResponse, type TaskPushNotificationConfig } from '../protocol/types.js';
 import type { TaskScope, TaskStore } from '../tasks/task-store.js';
 import type { PushConfigStore } from './push-config-store.js';
@@ -76,7 +77,7 @@ export class PushNotificationService implements PushNotifications {
     const stored = sealConfig(this.box, scope, taskId, id, config, this.now());
     const put = await this.configs.put(scope, stored, this.options.maxConfigsPerTask);
     if (put === 'full') {
-      throw new ResourceExhaustedError(`Task ${taskId} already has ${this.options.maxConfigsPerTask} push notification configs; delete one first`);
+      throw new ResourceExhaustedError(`Task ${echoed(taskId)} already has ${this.options.maxConfigsPerTask} push notification configs; delete one first`);
     }
     // a config added to a finished task goes when the task's others would
     const task = await this.tasks.get(scope, taskId);
@@ -88,7 +89,7 @@ export class PushNotificationService implements PushNotifications {
 
   async get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig> {
     const stored = await this.configs.get(scope, taskId, id);
-    if (!stored) throw new TaskNotFoundError(`Push notification config ${id} not found for task ${taskId}`, { taskId });
+    if (!stored) throw new TaskNotFoundError(`Push notification config ${echoed(id)} not found for task ${echoed(taskId)}`, { taskId: echoed(taskId) });
     return redactedConfig(scope, stored);
   }
 
@@ -112,14 +113,33 @@ export class PushNotificationService implements PushNotifications {
   }
 
   /** Why the egress policy refuses `url` (reason included, URL redacted), or undefined. */
+  /**
+   * What is wrong with the webhook URL, for the caller. What the URL itself says (scheme,
+   * userinfo, a literal address, a refused name) is named with its reason; a refusal that comes
+   * from resolving the host is not: "vm resolves to 127.0.0.1" would let any caller probe this
+   * server's DNS. That detail goes to the log.
+   */
   private async egressProblem(url: string): Promise<string | undefined> {
+    let hostname: string;
     try {
-      const parsed = this.policy.checkUrl(url);
-      await this.policy.resolveAndCheck(parsed.hostname);
-      return undefined;
+      hostname = this.policy.checkUrl(url).hostname;
     } catch (error) {
       if (!(error instanceof EgressRefusedError)) throw error;
       return `${error.message} (reason: ${error.reason})`;
     }
+    try {
+      await this.policy.resolveAndCheck(hostname);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof EgressRefusedError)) throw error;
+      // the message names the host (never the URL's path or query) and what it resolved to
+      PushNotificationService.logger.warn(`Webhook refused at registration: ${error.message} (reason: ${error.reason})`);
+      return WEBHOOK_REFUSED;
+    }
   }
+
+  private static readonly logger = new Logger('PushNotifications');
 }
+
+/** What a caller learns of a webhook refused for what its host resolves to (or does not): that it is refused. */
+export const WEBHOOK_REFUSED = 'is refused: this server does not send notifications to that host';

@@ -2,14 +2,19 @@
 import type { TaskPushNotificationConfig } from '../protocol/types.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import type { StoredPushConfig } from './push-config-store.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox, SecretContexts } from './secret-box.js';
 
 /** What Get and List show in place of a stored `token` or `authentication.credentials`. @publicApi */
 export const REDACTED_SECRET = '***';
 
-/** The additional authenticated data of a config's sealed secrets: its whole identity. */
-function secretContext(scope: TaskScope, taskId: string, id: string, field: string): string {
-  return JSON.stringify([scope.agent, scope.tenant, scope.subject, taskId, id, field]);
+/**
+ * The additional authenticated data of a config's sealed secrets: its whole identity, and where
+ * and how the secret is sent (URL and authentication scheme), so rewriting the stored URL cannot
+ * send a decrypted credential elsewhere.
+ */
+function secretContext(scope: TaskScope, config: Pick<StoredPushConfig, 'taskId' | 'id' | 'url' | 'authentication'>, field: string): SecretContexts {
+  const identity = [scope.agent, scope.tenant, scope.subject, config.taskId, config.id, field];
+  return { v2: JSON.stringify([...identity, config.url, config.authentication?.scheme ?? '']), v1: JSON.stringify(identity) };
 }
 
 /** The `token` and `authentication` of a config, each secret in it passed through `secret`. */
@@ -29,7 +34,7 @@ export function sealConfig(box: SecretBox, scope: TaskScope, taskId: string, id:
     id,
     taskId,
     url: config.url,
-    ...withSecrets(config, (value, field) => box.seal(value, secretContext(scope, taskId, id, field))),
+    ...withSecrets(config, (value, field) => box.seal(value, secretContext(scope, { ...config, taskId, id }, field).v2)),
     createdAt: now,
   };
 }
@@ -43,7 +48,7 @@ export function openConfig(box: SecretBox, scope: TaskScope, stored: StoredPushC
     id: stored.id,
     taskId: stored.taskId,
     url: stored.url,
-    ...withSecrets(stored, (value, field) => box.open(value, secretContext(scope, stored.taskId, stored.id, field))),
+    ...withSecrets(stored, (value, field) => box.open(value, secretContext(scope, stored, field))),
   };
 }
 

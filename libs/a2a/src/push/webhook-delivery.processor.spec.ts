@@ -251,6 +251,22 @@ describe('WebhookDeliveryProcessor', () => {
     expect(receiver.received[0].headers.host).toBe(`hooks.internal.test:${receiver.port}`);
   });
 
+  it('sends no secret to a URL rewritten in the store: the sealed secrets are bound to the URL and scheme they were registered with', async () => {
+    reply = () => ({});
+    const { p } = processor();
+    for (const rewrite of [{ url: receiver.url('/attacker') }, { authentication: { scheme: 'Basic', credentials: undefined } }]) {
+      const taskId = `task-${++next}`;
+      const sealed = sealConfig(box, scope, taskId, 'cfg', { url: receiver.url('/owner'), token: 'T', authentication: { scheme: 'Bearer', credentials: 'CRED' } }, NOW);
+      const credentials = sealed.authentication!.credentials;
+      const moved = { ...sealed, ...rewrite, ...(rewrite.authentication ? { authentication: { scheme: 'Basic', credentials } } : {}) };
+      await configs.put(scope, moved, 5);
+      const job = { id: `${taskId}.1.cfg`, data: { scope, taskId, seq: 1, configId: 'cfg', body: '{}' }, attemptsMade: 0, opts: { attempts: 3 } } as unknown as Job<PushJobData, PushJobOutcome>;
+      const error = await outcome(p.process(job, signal));
+      expect((error as Error).message).toBe('a push config secret does not decrypt: it was altered, or belongs to another config or another URL');
+      expect(receiver.received).toEqual([]);
+    }
+  });
+
   it('counts a secret that no longer opens (another key) as a failed attempt, naming no secret', async () => {
     reply = () => ({});
     const { p } = processor();

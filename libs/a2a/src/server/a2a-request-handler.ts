@@ -9,6 +9,7 @@ import {
   InvalidParamsError,
   PushNotificationNotSupportedError,
   UnsupportedOperationError,
+  echoed,
 } from '../protocol/errors.js';
 import { OPERATIONS, type A2AOperation } from '../protocol/operations.js';
 import {
@@ -38,6 +39,8 @@ import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/engine/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
+import type { ResolvedA2AOptions } from '../config/a2a-options.js';
+import { A2A_OPTIONS } from './a2a-options.provider.js';
 import { AgentCardService } from './agent-card.service.js';
 import { acceptsMediaType, type PublishedAgent } from './agent-registry.js';
 
@@ -70,6 +73,7 @@ export class A2ARequestHandler {
     @Inject(TaskManager) private readonly tasks: TaskManager,
     @Inject(AgentCardService) private readonly cards: AgentCardService,
     @Inject(PushNotifications) private readonly push: PushNotifications,
+    @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
   ) {}
 
   /**
@@ -82,7 +86,8 @@ export class A2ARequestHandler {
     if (operation.endsWith('PushNotificationConfig') || operation.endsWith('PushNotificationConfigs')) {
       if (!this.push.enabled) throw new PushNotificationNotSupportedError();
     }
-    const request = decode(spec.request, params);
+    // bounded while decoding: lists are counted before they are walked (limits.*)
+    const request = decode(spec.request, params, '', { limits: this.options.limits });
     switch (operation) {
       case 'SendMessage':
         return { result: encode(SendMessageResponseSchema, await this.sendMessage(call, request as SendMessageRequest)) };
@@ -180,8 +185,8 @@ export class A2ARequestHandler {
       return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call, request.id, call.lastEventId, false);
     }
     if (terminal) {
-      throw new UnsupportedOperationError(`Task ${request.id} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
-        taskId: request.id,
+      throw new UnsupportedOperationError(`Task ${echoed(request.id)} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
+        taskId: echoed(request.id),
       });
     }
     return streamOf([{ seq: stored.seq, event: { task: taskView(stored.task) } }], this.follow(call, request.id, stored.seq, true));
@@ -204,8 +209,8 @@ export class A2ARequestHandler {
     }
     const refused = request.message.parts.find((p) => p.mediaType !== undefined && !acceptsMediaType(call.agent, p.mediaType));
     if (refused) {
-      throw new ContentTypeNotSupportedError(`This agent does not take ${refused.mediaType}; it takes ${call.agent.inputModes.join(', ')}`, {
-        mediaType: refused.mediaType!,
+      throw new ContentTypeNotSupportedError(`This agent does not take ${echoed(refused.mediaType!)}; it takes ${call.agent.inputModes.join(', ')}`, {
+        mediaType: echoed(refused.mediaType!),
       });
     }
     const scope = this.scope(call);

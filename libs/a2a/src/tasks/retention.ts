@@ -1,4 +1,4 @@
-/** Bounded keeping of finished tasks for the in-memory store and log: at most N, at most T ms. */
+/** Bounded keeping of tasks for the in-memory store and log: at most N finished, for at most T ms. */
 
 /** @publicApi */
 export interface RetentionOptions {
@@ -6,17 +6,24 @@ export interface RetentionOptions {
   ttlMs: number;
   /** How many terminal tasks are kept at most; the oldest go first. */
   maxTerminalTasks: number;
+  /**
+   * How long an interrupted task (INPUT_REQUIRED, AUTH_REQUIRED) is kept without a new message,
+   * counted from when it was interrupted; then it is dropped like an expired finished task.
+   * Default 24 h.
+   */
+  interruptedTtlMs?: number;
 }
 
 export const DEFAULT_RETENTION: RetentionOptions = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
+export const DEFAULT_INTERRUPTED_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** Tracks finished keys in finishing order and tells its owner which to drop. */
+/** Tracks keys in the order they entered a state (finished, interrupted) and tells its owner which to drop. */
 export class TerminalRetention {
-  private readonly finishedAt = new Map<string, number>();
+  private readonly enteredAt = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly options: RetentionOptions,
+    private readonly options: Pick<RetentionOptions, 'ttlMs' | 'maxTerminalTasks'>,
     private readonly drop: (key: string) => void,
     private readonly now: () => number = Date.now,
   ) {
@@ -24,31 +31,44 @@ export class TerminalRetention {
     this.timer.unref();
   }
 
-  /** `key` reached a terminal state: keep it for the TTL, within the count limit. */
+  /** `key` reached the state: keep it for the TTL, within the count limit. */
   finished(key: string): void {
-    this.finishedAt.delete(key);
-    this.finishedAt.set(key, this.now());
-    while (this.finishedAt.size > this.options.maxTerminalTasks) this.evictOldest();
+    this.enteredAt.delete(key);
+    this.enteredAt.set(key, this.now());
+    while (this.enteredAt.size > this.options.maxTerminalTasks) this.evictOldest();
     this.sweep();
+  }
+
+  /** `key` left the state (or was dropped by its owner): no longer tracked. */
+  forget(key: string): void {
+    this.enteredAt.delete(key);
+  }
+
+  /** Tracked keys, oldest first. */
+  keys(): IterableIterator<string> {
+    return this.enteredAt.keys();
   }
 
   /** Drops every key past its TTL. */
   sweep(): void {
     const cutoff = this.now() - this.options.ttlMs;
-    for (const [key, at] of this.finishedAt) {
-      if (at > cutoff) break; // insertion order is finishing order
-      this.finishedAt.delete(key);
+    for (const [key, at] of this.enteredAt) {
+      if (at > cutoff) break; // insertion order is entering order
+      this.enteredAt.delete(key);
       this.drop(key);
     }
   }
 
-  close(): void {
-    clearInterval(this.timer);
+  /** Drops the oldest key; false when there is none. */
+  evictOldest(): boolean {
+    const oldest = this.enteredAt.keys().next();
+    if (oldest.done) return false;
+    this.enteredAt.delete(oldest.value);
+    this.drop(oldest.value);
+    return true;
   }
 
-  private evictOldest(): void {
-    const oldest = this.finishedAt.keys().next().value as string;
-    this.finishedAt.delete(oldest);
-    this.drop(oldest);
+  close(): void {
+    clearInterval(this.timer);
   }
 }

@@ -46,6 +46,13 @@ export interface TaskBackend {
    *   another scope): nothing is written.
    */
   commit(write: TaskWrite): Promise<StoredTask>;
+  /**
+   * Makes room for about `bytes` more of `scope`'s caller before a turn starts (a new task, or a
+   * message to an interrupted one), e.g. by letting finished tasks go. Called before anything of the
+   * turn is written or claimed. A backend without budgets resolves.
+   * @throws ResourceExhaustedError (429, with `retryAfterSeconds`) when the budget for that caller, or overall, is used up
+   */
+  admit(scope: TaskScope, bytes: number): Promise<void>;
   /** Lets go of what the backend runs (timers, readers, connections it made). Called once, at shutdown. */
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /** Where task snapshots live. The snapshot is a fold of the task's event log (see `task-fold.ts`). */
-import { TaskNotFoundError } from '../protocol/errors.js';
+import { TaskNotFoundError, echoed } from '../protocol/errors.js';
 import type { Task, TaskState } from '../protocol/types.js';
 
 /**
@@ -25,7 +25,7 @@ export function sameScope(a: TaskScope, b: TaskScope): boolean {
  */
 export async function requireTask(store: TaskStore, scope: TaskScope, taskId: string): Promise<StoredTask> {
   const stored = await store.get(scope, taskId);
-  if (!stored) throw new TaskNotFoundError(`Task ${taskId} not found`, { taskId });
+  if (!stored) throw new TaskNotFoundError(`Task ${echoed(taskId)} not found`, { taskId: echoed(taskId) });
   return stored;
 }
 

@@ -276,6 +276,10 @@ export function describeTaskBackendContract(name: string, create: () => Promise<
       });
     });
 
+    it("admits a turn's message when the caller has nothing stored", async () => {
+      await expect(backend.admit(scope, 1024)).resolves.toBeUndefined();
+    });
+
     it('close() resolves', async () => {
       await backend.commit(creating(`${prefix}1`));
       const closed = await Promise.race([subject.close().then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still closing'), 5000))]);

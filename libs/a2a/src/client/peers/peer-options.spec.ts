@@ -29,6 +29,7 @@ describe('peer options', () => {
       extensions: [],
       timeoutMs: 60_000,
       egress: {},
+      credentialOrigins: [],
     });
     expect(resolved.outbound).toMatchObject({ connectTimeoutMs: 10_000, maxClients: 1000, circuitBreaker: { failureThreshold: 5, halfOpenAfterMs: 30_000 } });
     expect(resolved.credentials.envPrefix).toBe('');

@@ -7,6 +7,7 @@
 import { egressPolicyOf, type EgressPolicy, type EgressPolicyOptions } from '../../net/egress-policy.js';
 import { EgressRefusedError, type EgressRefusalReason } from '../../net/egress-errors.js';
 import { isPlainObject } from '../../protocol/json-value.js';
+import { credentialOriginsOf } from '../credential-scope.js';
 import { HTTP_TOKEN } from '../headers.js';
 import { CLIENT_BINDINGS, type A2ABinding } from '../interface-selection.js';
 import type { A2ACircuitBreakerOptions, A2ARetryOptions } from '../resilience.js';
@@ -65,6 +66,13 @@ export interface A2APeerOptions {
    * `{ allowHttp: true, allowHosts: ['127.0.0.1'] }` for a peer on this machine (development).
    */
   egress?: EgressPolicyOptions;
+  /**
+   * Origins besides the card URL's where the credential may go, when the peer's card names an
+   * interface there (`['https://api.research.example.com']`). Without it, a call to an interface
+   * on another origin fails (`CredentialsWithheldError`, nothing sent): an unsigned card could
+   * otherwise send the credential anywhere.
+   */
+  credentialOrigins?: string[];
 }
 
 /** @publicApi */
@@ -115,6 +123,8 @@ export interface ResolvedPeer {
   readonly timeoutMs: number;
   readonly preferredBinding?: A2ABinding;
   readonly egress: EgressPolicyOptions;
+  /** Origins (normalised) besides the card URL's where the credential may go. */
+  readonly credentialOrigins: readonly string[];
 }
 
 /** The outbound options with every default filled in. */
@@ -145,6 +155,7 @@ const PEER_KEYS = new Set([
   'timeoutMs',
   'preferredBinding',
   'egress',
+  'credentialOrigins',
 ]);
 const CREDENTIALS_KEYS = new Set(['envPrefix']);
 const OUTBOUND_KEYS = new Set(['egress', 'timeoutMs', 'connectTimeoutMs', 'discoveryTimeoutMs', 'cardCache', 'retry', 'circuitBreaker', 'maxClients']);
@@ -282,6 +293,7 @@ function resolvePeer(raw: unknown, index: number, outbound: PeerDefaults, names:
   if (raw.preferredBinding !== undefined && !CLIENT_BINDINGS.includes(raw.preferredBinding as A2ABinding)) {
     problems.push(`${path}.preferredBinding${label}: must be one of ${CLIENT_BINDINGS.join(', ')}`);
   }
+  const credentialOrigins = credentialOriginsOf(raw.credentialOrigins as string[] | undefined, `${path}.credentialOrigins${label}`, problems);
   if (problems.length > before) return undefined;
   return {
     name: name as string,
@@ -296,6 +308,7 @@ function resolvePeer(raw: unknown, index: number, outbound: PeerDefaults, names:
     timeoutMs: (raw.timeoutMs as number | undefined) ?? outbound.timeoutMs,
     ...(raw.preferredBinding === undefined ? {} : { preferredBinding: raw.preferredBinding as A2ABinding }),
     egress,
+    credentialOrigins,
   };
 }
 

@@ -35,7 +35,7 @@ import type { JsonObject } from '../../protocol/types.js';
 import { A2AClient } from '../a2a-client.js';
 import { createClientDispatcher } from '../a2a-http.js';
 import { AgentCardResolver } from '../card-resolver.js';
-import { A2AHttpError, A2ATimeoutError, CircuitOpenError, NoCompatibleInterfaceError } from '../client-errors.js';
+import { A2AHttpError, A2ATimeoutError, CircuitOpenError, CredentialsWithheldError, NoCompatibleInterfaceError } from '../client-errors.js';
 import { errorFacts } from '../error-mapping.js';
 import type { A2AHeaderValues, A2ARequestInfo } from '../headers.js';
 import { selectInterface } from '../interface-selection.js';
@@ -361,6 +361,7 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
           extensions: options.extensions,
           timeoutMs: options.timeoutMs,
           headers: (request) => this.headersFor(peer, scope, request),
+          credentialOrigins: options.credentialOrigins,
         }),
     );
   }
@@ -451,7 +452,7 @@ export class PeerToolProvider implements OnModuleInit, OnApplicationBootstrap, O
       mapped = new ToolUnavailableError(tool, peerName, `the peer failed repeatedly: its circuit breaker is open, calls fail fast for up to ${error.halfOpenAfterMs} ms`, { cause: error });
     } else if (error instanceof CredentialNotFoundError) {
       mapped = new ToolUnavailableError(tool, peerName, error.message, { cause: error, retriable: false });
-    } else if (error instanceof EgressRefusedError || error instanceof NoCompatibleInterfaceError || error instanceof CardSignatureError) {
+    } else if (error instanceof EgressRefusedError || error instanceof NoCompatibleInterfaceError || error instanceof CardSignatureError || error instanceof CredentialsWithheldError) {
       mapped = new ToolUnavailableError(tool, peerName, `the peer cannot be used (${because(error)})`, { cause: error, retriable: false });
     } else if (error instanceof A2AHttpError) {
       const transient = error.statusCode >= 500 || error.statusCode === 429 || error.statusCode === 408;

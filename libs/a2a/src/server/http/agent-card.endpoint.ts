@@ -7,6 +7,7 @@ import { A2AError, MethodNotFoundError, toA2AError } from '../../protocol/errors
 import { A2A_OPTIONS } from '../a2a-options.provider.js';
 import { AgentCardService } from '../agent-card.service.js';
 import { AgentRegistry } from '../agent-registry.js';
+import { A2A_ANSWER_HEADERS } from './http-binding.js';
 
 @Injectable()
 export class AgentCardEndpoint {
@@ -19,6 +20,7 @@ export class AgentCardEndpoint {
   ) {}
 
   async handle(req: Request, res: Response): Promise<void> {
+    res.set(A2A_ANSWER_HEADERS);
     try {
       const name = req.params.agent as string | undefined;
       const served = await this.cards.served(this.registry.resolve(name), name !== undefined);
@@ -45,6 +47,7 @@ export class AgentCardEndpoint {
 
   /** The public keys of the card and notification signatures (404 when nothing is signed). */
   async jwks(res: Response): Promise<void> {
+    res.set(A2A_ANSWER_HEADERS);
     try {
       if (!this.cards.servesJwks) throw new MethodNotFoundError('Neither Agent Cards nor push notifications are signed here: there is no JWKS');
       res.set('Cache-Control', `public, max-age=${this.options.card.maxAgeSeconds}`).type('application/json').send(JSON.stringify(await this.cards.jwks()));

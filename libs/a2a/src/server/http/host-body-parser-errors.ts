@@ -13,7 +13,7 @@ import { responseMediaType } from '../../protocol/json-body.js';
 import { bindingPaths } from '../agent-card.service.js';
 import { PublicUrl } from '../public-url.js';
 import { JsonRpcFormat } from './json-rpc.binding.js';
-import type { WireFormat } from './http-binding.js';
+import { A2A_ANSWER_HEADERS, type WireFormat } from './http-binding.js';
 import { REST_FORMAT } from './rest.binding.js';
 
 /** body-parser's error `type` → the protocol's error; undefined for errors that are not about the body. */
@@ -58,6 +58,7 @@ export class HostBodyParserErrors implements OnModuleInit {
       if (!a2aError) return next(error);
       const wire = format();
       res
+        .set(A2A_ANSWER_HEADERS)
         .status(wire.errorStatus(a2aError))
         .type(responseMediaType(req.headers['content-type'], req.headers.accept))
         .send(JSON.stringify(wire.error(a2aError)));

@@ -19,6 +19,12 @@ import { SecurityInventory } from '../security/security-inventory.js';
 import { fromHostException } from './host-errors.js';
 import { SseStreams, type SseStream } from './sse-streams.js';
 
+/**
+ * Headers on every A2A answer, errors and streams included: `nosniff`, so no browser reads an
+ * answer that echoes a caller's text as anything but the type it is sent as.
+ */
+export const A2A_ANSWER_HEADERS: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
+
 /** How one binding shapes its bodies. */
 export interface WireFormat {
   /** Body of a successful unary answer. */
@@ -50,7 +56,7 @@ export abstract class HttpBinding {
   protected exchange(req: Request, format: WireFormat): Exchange {
     return {
       mediaType: responseMediaType(req.headers['content-type'], req.headers.accept),
-      headers: { [VERSION_HEADER]: PROTOCOL_VERSION },
+      headers: { ...A2A_ANSWER_HEADERS, [VERSION_HEADER]: PROTOCOL_VERSION },
       format,
     };
   }
@@ -98,6 +104,7 @@ export abstract class HttpBinding {
     }
     const headers = { ...exchange.headers };
     if (a2aError.metadata.allow) headers.Allow = a2aError.metadata.allow;
+    if (a2aError.metadata.retryAfterSeconds) headers['Retry-After'] = a2aError.metadata.retryAfterSeconds;
     if (a2aError instanceof UnauthenticatedError) headers['WWW-Authenticate'] = this.security.challenge();
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
   }

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoggerService } from '@nestjs/common';
-import { UnsupportedOperationError } from '../../protocol/errors.js';
+import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
 import { isInterruptedState, isTerminalState, type Task, type TaskState } from '../../protocol/types.js';
 import type { TaskBackend } from '../task-backend.js';
 import { applyEvent } from '../task-fold.js';
@@ -29,7 +29,7 @@ export interface TaskClaimsDeps extends IdsAndClock {
 
 /** A turn of `taskId` runs already (here or on another instance). */
 export function stillWorking(taskId: string): UnsupportedOperationError {
-  return new UnsupportedOperationError(`Task ${taskId} is still working on the previous message`, { taskId });
+  return new UnsupportedOperationError(`Task ${echoed(taskId)} is still working on the previous message`, { taskId: echoed(taskId) });
 }
 
 export class TaskClaims {
@@ -49,7 +49,7 @@ export class TaskClaims {
     const current = await store.get(scope, taskId);
     if (!current || isTerminalState(current.task.status.state)) {
       await coordinator.release(taskId);
-      throw new UnsupportedOperationError(`Task ${taskId} has finished meanwhile; start a new task in the same context`, { taskId });
+      throw new UnsupportedOperationError(`Task ${echoed(taskId)} has finished meanwhile; start a new task in the same context`, { taskId: echoed(taskId) });
     }
     return current;
   }

@@ -40,6 +40,10 @@ class RecordingBackend implements TaskBackend {
     return stored;
   }
 
+  admit(scope: TaskScope, bytes: number): Promise<void> {
+    return this.inner.admit(scope, bytes);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }

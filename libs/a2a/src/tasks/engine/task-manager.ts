@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { InvalidParamsError, TaskNotCancelableError, UnsupportedOperationError } from '../../protocol/errors.js';
+import { InvalidParamsError, TaskNotCancelableError, UnsupportedOperationError, echoed } from '../../protocol/errors.js';
+import { jsonSizeOf } from '../../protocol/json-value.js';
 import { isTerminalState, type Task } from '../../protocol/types.js';
 import type { LoggedEvent } from '../event-log.js';
 import type { TaskBackend } from '../task-backend.js';
@@ -76,6 +77,10 @@ export class TaskManager {
       }
       // a turn that just asked for input is still returning from execute(): let it finish
       await this.turns.get(prior.task.id)?.whenInterruptedDone();
+    }
+    // room for the message before anything is written or claimed: a caller over its budget is refused here, not mid-turn
+    await this.backend.admit(params.scope, jsonSizeOf(message));
+    if (prior) {
       if (this.turns.has(prior.task.id)) throw stillWorking(prior.task.id);
       prior = await this.claims.claimContinuation(prior, params.scope);
     }
@@ -122,7 +127,7 @@ export class TaskManager {
       }
       const state = task.status.state;
       if (state === 'TASK_STATE_CANCELED') return task;
-      if (isTerminalState(state)) throw new TaskNotCancelableError(`Task ${taskId} is ${state} and cannot be canceled`, { taskId });
+      if (isTerminalState(state)) throw new TaskNotCancelableError(`Task ${echoed(taskId)} is ${state} and cannot be canceled`, { taskId: echoed(taskId) });
       return task; // the instance running it did not stop it in time: the state says so (spec §3.1.5)
     }
   }

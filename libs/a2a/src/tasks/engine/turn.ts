@@ -3,7 +3,7 @@
  * order it emits it, until the task ends, waits for the client, or the turn answers with a Message.
  */
 import type { LoggerService } from '@nestjs/common';
-import { UnsupportedOperationError } from '../../protocol/errors.js';
+import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
 import { isInterruptedState, isTerminalState, type Artifact, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskState } from '../../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from '../agent-executor.js';
 import { TaskContext } from '../task-context.js';
@@ -260,7 +260,7 @@ export class Turn {
     const refuse = (error: unknown) => {
       const reason =
         error instanceof ConcurrentTaskUpdateError
-          ? new UnsupportedOperationError(`Task ${this.taskId} changed while this message arrived; read it and try again`, { taskId: this.taskId })
+          ? new UnsupportedOperationError(`Task ${echoed(this.taskId)} changed while this message arrived; read it and try again`, { taskId: echoed(this.taskId) })
           : error;
       this.startedDeferred.reject(reason);
       this.close();

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { StreamResponse, TaskState } from '../../protocol/types.js';
+import { waitUntil } from '../../testing/wait-until.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { InMemoryEventLog } from './in-memory-event-log.js';
 import { statusEvent } from '../../testing/event-log.contract.js';
@@ -68,5 +69,25 @@ describe('InMemoryEventLog retention', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await exists('done')).toBe(false);
     expect(await exists('working')).toBe(true);
+  });
+});
+
+describe('InMemoryEventLog.drop', () => {
+  it('forgets the log and ends whoever follows it', async () => {
+    const log = new InMemoryEventLog();
+    try {
+      await log.append('t', statusEvent('t', 'one'), 0);
+      const seen: number[] = [];
+      const following = (async () => {
+        for await (const { seq } of log.follow('t', 0, new AbortController().signal)) seen.push(seq);
+      })();
+      await waitUntil(() => seen.length === 1);
+      log.drop('t');
+      await following; // ends instead of waiting for an event that will never come
+      expect(seen).toEqual([1]);
+      expect(await log.append('t', statusEvent('t', 'again'), 0)).toBe(1); // the id starts afresh
+    } finally {
+      log.close();
+    }
   });
 });

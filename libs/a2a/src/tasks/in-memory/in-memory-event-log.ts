@@ -8,6 +8,8 @@ interface Log {
   readonly events: LoggedEvent[];
   /** Followers waiting for the next append. */
   readonly waiters: Set<() => void>;
+  /** The task was dropped (expired, evicted): its followers stop. */
+  dropped?: boolean;
 }
 
 /** @publicApi */
@@ -16,7 +18,7 @@ export class InMemoryEventLog implements EventLog {
   private readonly retention: TerminalRetention;
 
   constructor(options: RetentionOptions = DEFAULT_RETENTION) {
-    this.retention = new TerminalRetention(options, (id) => this.logs.delete(id));
+    this.retention = new TerminalRetention(options, (id) => this.drop(id));
   }
 
   async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
@@ -37,9 +39,7 @@ export class InMemoryEventLog implements EventLog {
       log.events.push({ seq: ++seq, event });
       ends ||= isTerminalEvent(event);
     }
-    const waiters = [...log.waiters];
-    log.waiters.clear();
-    waiters.forEach((wake) => wake());
+    wakeFollowers(log);
     if (ends) this.retention.finished(taskId);
     return seq;
   }
@@ -49,6 +49,7 @@ export class InMemoryEventLog implements EventLog {
     try {
       while (!signal.aborted) {
         const log = this.log(taskId);
+        if (log.dropped) return;
         while (next < log.events.length) {
           yield log.events[next++];
           if (signal.aborted) return;
@@ -62,12 +63,23 @@ export class InMemoryEventLog implements EventLog {
           log.waiters.add(wake);
           signal.addEventListener('abort', wake, { once: true });
         });
+        if (log.dropped) return;
       }
     } finally {
       // a follower of a log that never started must not leave an empty log behind
       const log = this.logs.get(taskId);
       if (log && log.events.length === 0 && log.waiters.size === 0) this.logs.delete(taskId);
     }
+  }
+
+  /** Forgets a task's log (its snapshot was dropped); whoever follows it stops. */
+  drop(taskId: string): void {
+    const log = this.logs.get(taskId);
+    if (!log) return;
+    this.logs.delete(taskId);
+    this.retention.forget(taskId);
+    log.dropped = true;
+    wakeFollowers(log);
   }
 
   close(): void {
@@ -82,4 +94,11 @@ export class InMemoryEventLog implements EventLog {
     }
     return log;
   }
+}
+
+/** Resumes every follower waiting for `log`'s next event. */
+function wakeFollowers(log: Log): void {
+  const waiters = [...log.waiters];
+  log.waiters.clear();
+  waiters.forEach((wake) => wake());
 }

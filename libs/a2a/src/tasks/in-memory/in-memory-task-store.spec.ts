@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { ResourceExhaustedError } from '../../protocol/errors.js';
 import type { TaskState } from '../../protocol/types.js';
+import { rejectionOf } from '../../testing/thrown.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
 import type { TaskScope } from '../task-store.js';
 import { makeTask } from '../../testing/task-store.contract.js';
@@ -95,5 +97,105 @@ describe('InMemoryTaskStore retention', () => {
     expect(await store.get(scope, 'a')).toBeUndefined();
     // an evicted task no longer exists: creating one with its id is a plain create
     expect((await store.save(scope, makeTask('a'), 1, 0)).version).toBe(1);
+  });
+});
+
+describe('InMemoryTaskStore byte budget and interrupted tasks', () => {
+  const alice: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
+  const bob: TaskScope = { agent: 'agent', tenant: '', subject: 'bob' };
+  /** About 10 kB of JSON a task. */
+  const TEXT = 'x'.repeat(10_000);
+  const KB = 1024;
+  let store: InMemoryTaskStore | undefined;
+
+  afterEach(() => {
+    store?.close();
+    store = undefined;
+    jest.useRealTimers();
+  });
+
+  async function put(scope: TaskScope, id: string, state: TaskState): Promise<void> {
+    await store!.save(scope, makeTask(id, { state, text: TEXT }), 1, 0);
+  }
+
+  async function present(scope: TaskScope, ...ids: string[]): Promise<string[]> {
+    const found: string[] = [];
+    for (const id of ids) if (await store!.get(scope, id)) found.push(id);
+    return found;
+  }
+
+  it('counts what it stores, per caller and overall, and frees it when a task goes', async () => {
+    store = new InMemoryTaskStore({ ttlMs: 60_000, maxTerminalTasks: 1 });
+    await put(alice, 'a1', 'TASK_STATE_COMPLETED');
+    await put(bob, 'b1', 'TASK_STATE_WORKING');
+    expect(store.storedBytes(alice)).toBeGreaterThan(10_000);
+    expect(store.storedBytes(alice)).toBeLessThan(11_000);
+    expect(store.storedBytes()).toBe(store.storedBytes(alice) + store.storedBytes(bob));
+    await put(alice, 'a2', 'TASK_STATE_COMPLETED'); // maxTerminalTasks 1: a1 goes
+    expect(await present(alice, 'a1', 'a2')).toEqual(['a2']);
+    expect(store.storedBytes()).toBe(store.storedBytes(alice) + store.storedBytes(bob));
+    expect(store.storedBytes(alice)).toBeLessThan(11_000);
+  });
+
+  it("makes room for a caller by letting its own finished tasks go, oldest first, never another caller's", async () => {
+    store = new InMemoryTaskStore({ ttlMs: 60_000, maxTerminalTasks: 100, budget: { maxBytes: 1000 * KB, maxBytesPerCaller: 50 * KB } });
+    for (const id of ['a1', 'a2', 'a3', 'a4']) await put(alice, id, 'TASK_STATE_COMPLETED');
+    await put(bob, 'b1', 'TASK_STATE_COMPLETED');
+    await store.admit(alice, 30 * KB);
+    expect(await present(alice, 'a1', 'a2', 'a3', 'a4')).toEqual(['a3', 'a4']);
+    expect(await present(bob, 'b1')).toEqual(['b1']);
+    expect(store.storedBytes(alice) + 30 * KB).toBeLessThanOrEqual(50 * KB);
+  });
+
+  it('makes room overall by letting anyone’s finished tasks go, oldest first', async () => {
+    store = new InMemoryTaskStore({ ttlMs: 60_000, maxTerminalTasks: 100, budget: { maxBytes: 50 * KB, maxBytesPerCaller: 50 * KB } });
+    await put(bob, 'b1', 'TASK_STATE_COMPLETED');
+    await put(alice, 'a1', 'TASK_STATE_COMPLETED');
+    await put(bob, 'b2', 'TASK_STATE_WORKING');
+    await store.admit(alice, 25 * KB);
+    expect(await present(bob, 'b1', 'b2')).toEqual(['b2']);
+    expect(await present(alice, 'a1')).toEqual(['a1']);
+  });
+
+  it('refuses with 429 and Retry-After when running and interrupted tasks fill the budget', async () => {
+    store = new InMemoryTaskStore({ ttlMs: 60_000, maxTerminalTasks: 100, budget: { maxBytes: 1000 * KB, maxBytesPerCaller: 35 * KB } });
+    await put(alice, 'w', 'TASK_STATE_WORKING');
+    await put(alice, 'i', 'TASK_STATE_INPUT_REQUIRED');
+    await put(alice, 'r', 'TASK_STATE_AUTH_REQUIRED');
+    const refusal = await rejectionOf(store.admit(alice, 10 * KB));
+    expect(refusal).toBeInstanceOf(ResourceExhaustedError);
+    expect((refusal as ResourceExhaustedError).httpStatus).toBe(429);
+    expect((refusal as ResourceExhaustedError).metadata.retryAfterSeconds).toBe('30');
+    expect(await present(alice, 'w', 'i', 'r')).toEqual(['w', 'i', 'r']); // nothing unfinished is dropped for room
+    await expect(store.admit(bob, 10 * KB)).resolves.toBeUndefined(); // another caller is not affected
+  });
+
+  it('keeps the whole store within its budget when agents write more, letting finished tasks go', async () => {
+    store = new InMemoryTaskStore({ ttlMs: 60_000, maxTerminalTasks: 100, budget: { maxBytes: 45 * KB, maxBytesPerCaller: 45 * KB } });
+    for (const id of ['a1', 'a2', 'a3', 'a4']) await put(alice, id, 'TASK_STATE_COMPLETED');
+    await store.save(alice, makeTask('big', { state: 'TASK_STATE_WORKING', text: 'y'.repeat(20_000) }), 1, 0);
+    expect(store.storedBytes()).toBeLessThanOrEqual(45 * KB);
+    expect(await present(alice, 'a1', 'a2', 'a3', 'a4', 'big')).toEqual(['a3', 'a4', 'big']);
+  });
+
+  it('drops an interrupted task left without a message for interruptedTtlMs, and tells its listeners', async () => {
+    jest.useFakeTimers();
+    store = new InMemoryTaskStore({ ttlMs: 1000, maxTerminalTasks: 100, interruptedTtlMs: 5000 });
+    const dropped: string[] = [];
+    store.onDrop((id) => dropped.push(id));
+    await put(alice, 'waiting', 'TASK_STATE_INPUT_REQUIRED');
+    await put(alice, 'auth', 'TASK_STATE_AUTH_REQUIRED');
+    await put(alice, 'continued', 'TASK_STATE_INPUT_REQUIRED');
+    await put(alice, 'working', 'TASK_STATE_WORKING');
+    jest.advanceTimersByTime(3000);
+    // a write while interrupted does not restart the clock; a new turn (WORKING) stops it
+    await store.save(alice, makeTask('waiting', { state: 'TASK_STATE_INPUT_REQUIRED', text: 'more' }), 2, 1);
+    await store.save(alice, makeTask('continued', { state: 'TASK_STATE_WORKING' }), 2, 1);
+    jest.advanceTimersByTime(2500);
+    expect(await present(alice, 'waiting', 'auth', 'continued', 'working')).toEqual(['continued', 'working']);
+    expect(dropped.sort()).toEqual(['auth', 'waiting']);
+    // what is left: `working` (about 10 kB) and the small `continued`
+    expect(store.storedBytes(alice)).toBeGreaterThan(10_000);
+    expect(store.storedBytes(alice)).toBeLessThan(11_000);
   });
 });

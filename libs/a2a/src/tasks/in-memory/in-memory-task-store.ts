@@ -1,16 +1,36 @@
-/** Task snapshots in process memory: the zero-setup default. Terminal tasks are kept bounded. */
-import { isTerminalState, type Task } from '../../protocol/types.js';
+/**
+ * Task snapshots in process memory: the in-memory backend's store. Bounded three ways: finished tasks
+ * are kept for a while and up to a count, interrupted ones for a while, and all of them within a byte
+ * budget (overall and per caller), finished ones giving way first.
+ */
+import { jsonSizeOf } from '../../protocol/json-value.js';
+import { isInterruptedState, isTerminalState, type Task } from '../../protocol/types.js';
 import { compareNewestFirst, decodeCursor, encodeCursor, sortKeyOf } from '../list-cursor.js';
-import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
+import { DEFAULT_INTERRUPTED_TTL_MS, DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
 import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
+import { DEFAULT_STORAGE_BUDGET, StorageBudget, ownerOf, type StorageBudgetOptions } from './storage-budget.js';
+
+/** @publicApi */
+export interface InMemoryTaskStoreOptions extends RetentionOptions {
+  /** Bytes of stored tasks kept at most. Default 256 MiB overall, 64 MiB per caller. */
+  budget?: StorageBudgetOptions;
+}
 
 /** @publicApi */
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, StoredTask>();
-  private readonly retention: TerminalRetention;
+  private readonly finished: TerminalRetention;
+  private readonly interrupted: TerminalRetention;
+  private readonly budget: StorageBudget;
+  private readonly dropListeners: Array<(taskId: string) => void> = [];
 
-  constructor(options: RetentionOptions = DEFAULT_RETENTION) {
-    this.retention = new TerminalRetention(options, (id) => this.tasks.delete(id));
+  constructor(options: InMemoryTaskStoreOptions = DEFAULT_RETENTION) {
+    this.finished = new TerminalRetention(options, (id) => this.drop(id));
+    this.interrupted = new TerminalRetention(
+      { ttlMs: options.interruptedTtlMs ?? DEFAULT_INTERRUPTED_TTL_MS, maxTerminalTasks: Number.POSITIVE_INFINITY },
+      (id) => this.drop(id),
+    );
+    this.budget = new StorageBudget(options.budget ?? DEFAULT_STORAGE_BUDGET);
   }
 
   async get(scope: TaskScope, taskId: string): Promise<StoredTask | undefined> {
@@ -31,10 +51,34 @@ export class InMemoryTaskStore implements TaskStore {
   /** {@link save}, synchronously: the in-memory backend's commit runs it right after the log's append, nothing in between. */
   put(scope: TaskScope, task: Task, seq: number, expectedVersion: number): StoredTask {
     if (!this.accepts(scope, task.id, expectedVersion)) throw new ConcurrentTaskUpdateError(task.id);
+    const current = this.tasks.get(task.id);
     const stored: StoredTask = { task, scope, seq, version: expectedVersion + 1 };
     this.tasks.set(task.id, stored);
-    if (isTerminalState(task.status.state)) this.retention.finished(task.id);
+    this.budget.set(ownerOf(scope), task.id, jsonSizeOf(task));
+    const state = task.status.state;
+    if (isTerminalState(state)) {
+      this.interrupted.forget(task.id);
+      this.finished.finished(task.id);
+    } else if (isInterruptedState(state)) {
+      // the clock runs from when the task was interrupted, not from its latest write
+      if (!current || !isInterruptedState(current.task.status.state)) this.interrupted.finished(task.id);
+    } else {
+      this.interrupted.forget(task.id);
+    }
+    // what an agent writes is stored; finished tasks give way when that goes over a budget
+    this.makeRoom(ownerOf(scope), 0, task.id);
     return stored;
+  }
+
+  /**
+   * Room for `bytes` more of `scope`'s caller: finished tasks give way first, oldest first (the
+   * caller's own for its budget, anyone's for the overall one).
+   * @throws ResourceExhaustedError (429, with Retry-After) when running and interrupted tasks fill the budget
+   */
+  async admit(scope: TaskScope, bytes: number): Promise<void> {
+    const owner = ownerOf(scope);
+    this.makeRoom(owner, bytes);
+    if (!this.budget.fits(owner, bytes)) throw StorageBudget.exhausted();
   }
 
   async list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {
@@ -59,8 +103,41 @@ export class InMemoryTaskStore implements TaskStore {
     };
   }
 
-  /** Stops the retention timer. */
+  /** Bytes of stored tasks, overall or of one caller's scope (an estimate of their JSON). */
+  storedBytes(scope?: TaskScope): number {
+    return this.budget.used(scope === undefined ? undefined : ownerOf(scope));
+  }
+
+  /** Tells `listener` of every task dropped (expired or evicted), e.g. so that its log goes too. */
+  onDrop(listener: (taskId: string) => void): void {
+    this.dropListeners.push(listener);
+  }
+
+  /** Stops the retention timers. */
   close(): void {
-    this.retention.close();
+    this.finished.close();
+    this.interrupted.close();
+  }
+
+  /**
+   * Until `bytes` more of `owner` fit, drops finished tasks, oldest first: anyone's while the
+   * store is over its overall budget, the owner's own while only the owner is over its budget.
+   */
+  private makeRoom(owner: string, bytes: number, keep?: string): void {
+    if (this.budget.fits(owner, bytes)) return;
+    for (const id of [...this.finished.keys()]) {
+      if (this.budget.fits(owner, bytes)) return;
+      if (id === keep) continue;
+      const overall = this.budget.used() + bytes > this.budget.options.maxBytes;
+      if (overall || ownerOf(this.tasks.get(id)!.scope) === owner) this.drop(id);
+    }
+  }
+
+  private drop(taskId: string): void {
+    if (!this.tasks.delete(taskId)) return;
+    this.finished.forget(taskId);
+    this.interrupted.forget(taskId);
+    this.budget.remove(taskId);
+    for (const listener of this.dropListeners) listener(taskId);
   }
 }

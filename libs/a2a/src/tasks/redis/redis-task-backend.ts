@@ -71,6 +71,12 @@ export class RedisTaskBackend implements TaskBackend {
     }
   }
 
+  /**
+   * Redis holds its data outside the process, bounded by its own `maxmemory` and by key TTLs; byte
+   * budgets per caller on Redis are not enforced yet (issue 17, item 2).
+   */
+  async admit(): Promise<void> {}
+
   /** Stops renewing and sweeping, then the store's sweep and the log's reader. */
   async close(): Promise<void> {
     await this.coordinator.close();

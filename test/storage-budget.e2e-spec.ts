@@ -1,0 +1,137 @@
+/**
+ * What one caller can store (issue 17, item 1): bodies are bounded whatever their content type,
+ * finished tasks give way to a byte budget, running and interrupted ones are refused with 429 and
+ * Retry-After once they fill it, and interrupted tasks expire. The crash it fixes: one caller
+ * sending large `/task` messages one after another exhausted the demo's heap.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { A2AModule, TaskBackend, type InMemoryTaskBackend } from 'nestjs-a2a';
+import { EchoAgent } from '../src/echo.agent.js';
+import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
+import { spawnDemo, type DemoProcess } from './support/built-demo.js';
+import { startApp } from './support/custom-app.js';
+import type { RunningApp } from './support/demo-app.js';
+import { V1, jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
+
+const KB = 1024;
+
+describe('the demo, one caller sending large messages one after another', () => {
+  let demo: DemoProcess;
+  beforeAll(async () => {
+    // a heap far smaller than what the caller sends: it holds only if stored tasks are bounded
+    demo = await spawnDemo({}, ['--max-old-space-size=160']);
+  }, 120_000);
+  afterAll(() => demo?.stop());
+
+  const send = (body: string, contentType = 'application/json') =>
+    fetch(`${demo.url}/a2a/rest/message:send`, { method: 'POST', headers: { 'content-type': contentType, ...V1 }, body });
+
+  it('stays up: finished tasks give way to the byte budget (about 350 MB sent to a 160 MB heap)', async () => {
+    const big = 'x'.repeat(900 * KB);
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const res = await send(JSON.stringify({ message: userMessage(`/task ${big}`) }));
+      expect(res.status).toBe(200);
+      const { task } = (await res.json()) as Json;
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      ids.push(task.id);
+    }
+    const get = (id: string) => fetch(`${demo.url}/a2a/rest/tasks/${id}`, { headers: V1 });
+    expect((await get(ids[0])).status).toBe(404); // let go for room
+    expect((await get(ids[ids.length - 1])).status).toBe(200);
+    expect(demo.child.exitCode).toBeNull();
+    expect(demo.stderr()).not.toMatch(/heap out of memory/i);
+  }, 120_000);
+
+  it.each(['application/json', 'application/a2a+json'])('answers a body over the default 1 MiB limit with 413 (%s), on both bindings', async (type) => {
+    const body = JSON.stringify({ message: userMessage(`/task ${'x'.repeat(1100 * KB)}`) });
+    const rest = await send(body, type);
+    expect(rest.status).toBe(413);
+    expect(((await rest.json()) as Json).error.message).toMatch(/larger than the limit of 1048576 bytes/);
+    const rpc = await fetch(`${demo.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': type, ...V1 },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params: JSON.parse(body) }),
+    });
+    expect(rpc.status).toBe(413);
+    expect(demo.child.exitCode).toBeNull();
+  });
+});
+
+/** The caller is whoever `X-Caller` names, as a host's own guard would set `req.user`. */
+@Injectable()
+class CallerHeaderGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest();
+    req.user = { sub: req.headers['x-caller'] ?? 'nobody' };
+    return true;
+  }
+}
+
+describe('byte budgets with small limits (an app of its own)', () => {
+  let app: RunningApp;
+  let clients: BindingClient[];
+  beforeAll(async () => {
+    app = await startApp(
+      A2AModule.forRoot({
+        defaultAgent: 'echo',
+        limits: { maxBodyBytes: 256 * KB },
+        tasks: { maxStoredBytes: 4096 * KB, maxStoredBytesPerCaller: 1024 * KB, interruptedTtlMs: 1000 },
+      }),
+      [EchoAgent, { provide: APP_GUARD, useClass: CallerHeaderGuard }],
+    );
+    clients = [jsonRpcClient(`${app.url}/a2a/jsonrpc`), restClient(`${app.url}/a2a/rest`)];
+  });
+  afterAll(() => app.close());
+
+  const as = (caller: string) => ({ headers: { 'X-Caller': caller } });
+  const store = () => app.app.get<InMemoryTaskBackend>(TaskBackend).store;
+  const payload = 'y'.repeat(200 * KB);
+
+  it('keeps a caller within its budget however many tasks it finishes', async () => {
+    for (let i = 0; i < 20; i++) {
+      const { result } = await clients[i % 2].call('SendMessage', { message: userMessage(`/task ${payload}`) }, as('finisher'));
+      expect(result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(store().storedBytes({ agent: 'echo', tenant: '', subject: 'finisher' })).toBeLessThanOrEqual(1024 * KB);
+    }
+    expect(store().storedBytes()).toBeLessThanOrEqual(4096 * KB);
+  });
+
+  it.each([0, 1])('refuses a caller whose interrupted tasks fill its budget with 429 and Retry-After (binding %#)', async (index) => {
+    const client = clients[index];
+    const caller = `asker-${index}`;
+    const asked: string[] = [];
+    let refused: Json;
+    for (let i = 0; i < 10 && !refused; i++) {
+      const answer = await client.call('SendMessage', { message: userMessage(`/ask ${payload}`) }, as(caller));
+      if (answer.error) refused = answer;
+      else asked.push(answer.result.task.id);
+    }
+    expect(refused).toBeDefined();
+    expect(asked.length).toBeGreaterThanOrEqual(3);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('30');
+    expect(refused.error.reason).toBe('RESOURCE_EXHAUSTED');
+    // nothing of the caller's was lost for it, and another caller is served as before
+    for (const id of asked) expect((await client.call('GetTask', { id }, as(caller))).result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const other = await client.call('SendMessage', { message: userMessage(`/ask ${payload}`) }, as(`other-${index}`));
+    expect(other.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    // an answered question finishes its task, which then gives way: the caller is served again
+    const done = await client.call('SendMessage', { message: userMessage('ok', { taskId: asked[0] }) }, as(caller));
+    expect(done.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const again = await client.call('SendMessage', { message: userMessage('/ask small') }, as(caller));
+    expect(again.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  });
+
+  it('lets an interrupted task go after interruptedTtlMs without a message', async () => {
+    const [client] = clients;
+    const { result } = await client.call('SendMessage', { message: userMessage('/ask expiring') }, as('expiring'));
+    const id = result.task.id;
+    await waitUntil(async () => (await client.call('GetTask', { id }, as('expiring'))).error !== undefined, { attempts: 60, intervalMs: 100 });
+    const gone = await client.call('GetTask', { id }, as('expiring'));
+    expect(gone.error?.reason).toBe('TASK_NOT_FOUND');
+    expect(store().storedBytes({ agent: 'echo', tenant: '', subject: 'expiring' })).toBe(0);
+  });
+});
