@@ -54,6 +54,7 @@ export class EchoAgent implements AgentExecutor {
     }
     if (text.startsWith('/ask')) return ctx.inputRequired('What should I echo?');
     if (text.startsWith('/fail')) return ctx.fail('Failed as asked (/fail).');
+    if (text.startsWith('/reject')) return ctx.reject('Rejected as asked (/reject).');
     if (text.startsWith('/throw')) throw new Error(`SECRET-${randomBytes(8).toString('hex')}`);
     return ctx.reply(`echo: ${ctx.text}`);
   }

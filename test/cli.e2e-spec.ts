@@ -5,9 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { startHttpServer } from '../libs/a2a/src/net/testing/loopback-server.js';
-import { runCli } from '../libs/a2a/src/cli/cli.js';
+import { FLAG_OPTIONS, VALUE_OPTIONS } from '../libs/a2a/src/cli/args.js';
+import { EXIT_CODES, runCli } from '../libs/a2a/src/cli/cli.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 
 const LOCAL = ['--allow-http', '--allow-private'];
@@ -124,11 +126,6 @@ describe('nestjs-a2a (in-process)', () => {
     expect(JSON.parse(notFound.stderr)).toEqual({ error: { name: 'TaskNotFoundError', message: expect.any(String) } });
     expect(notFound.stdout).toBe('');
 
-    const refused = await cli(['card', demo.url]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^EgressRefusedError: egress refused for http:\/\/127\.0\.0\.1:\d+\/: scheme "http:" is not allowed/);
-    expect(refused.stderr).toContain('--allow-http');
-
     const down = await cli(['card', 'http://127.0.0.1:1/?token=SECRET-zz', ...LOCAL]);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('token=REDACTED');
@@ -155,6 +152,72 @@ describe('nestjs-a2a (in-process)', () => {
   });
 });
 
+describe('nestjs-a2a: the address you typed, exit codes, credentials, --help', () => {
+  it('card and send work on the http://127.0.0.1 origin typed, with a one-line notice on stderr', async () => {
+    const card = await cli(['card', demo.url]);
+    expect(card.code).toBe(0);
+    expect(card.lines[0]).toBe('echo  (version 1.0.0)');
+    expect(card.stderr).toBe(`nestjs-a2a: trusting ${demo.url}, the address you gave (plain http, a loopback address); other URLs its card names must pass the egress policy (--allow-http, --allow-private)\n`);
+    const sent = await cli(['send', demo.url, 'hello', '--api-key-env', 'CLI_E2E_KEY']);
+    expect(sent.stdout).toBe('agent: echo: hello\n');
+    const json = await cli(['card', demo.url, '--json']);
+    expect(JSON.parse(json.stderr)).toEqual({ notice: expect.stringContaining(`trusting ${demo.url}`) });
+    // the flags that allow it anyway leave nothing to say
+    expect((await cli(['card', demo.url, ...LOCAL])).stderr).toBe('');
+  });
+
+  it('the egress policy still applies to every other URL the card names', async () => {
+    const elsewhere = await startDemo({ DEMO_API_KEYS: 'alice:cli-key-1', PUBLIC_URL: 'http://127.0.0.1:9' });
+    try {
+      const refused = await cli(['send', elsewhere.url, 'hello', '--api-key-env', 'CLI_E2E_KEY']);
+      expect(refused.code).toBe(1);
+      // the typed origin was trusted, its card's interface at another origin is not
+      expect(refused.stderr).toMatch(/\nEgressRefusedError: egress refused for http:\/\/127\.0\.0\.1:9\/a2a\/\S+: scheme "http:" is not allowed/);
+      expect(refused.stderr).toContain('--allow-http');
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('a task that ends FAILED, REJECTED or CANCELED exits 3, 4 or 5; cancel itself exits 0', async () => {
+    expect((await cli(['send', demo.url, '/task hi', ...AUTH])).code).toBe(0);
+    expect((await cli(['send', demo.url, '/ask', ...AUTH])).code).toBe(0);
+    const failed = await cli(['send', demo.url, '/fail', ...AUTH]);
+    expect([failed.code, failed.lines[1]]).toEqual([3, '  status: Failed as asked (/fail).']);
+    expect((await cli(['stream', demo.url, '/fail', ...AUTH])).code).toBe(3);
+    expect((await cli(['send', demo.url, '/reject', ...AUTH])).code).toBe(4);
+    expect((await cli(['stream', demo.url, '/reject', ...AUTH, '--binding', 'rest'])).code).toBe(4);
+
+    const running = JSON.parse((await cli(['send', demo.url, '/task slow 60000 x', ...AUTH, '--return-immediately', '--json'])).stdout).task;
+    const subscribed = cli(['subscribe', demo.url, running.id, ...AUTH]);
+    const canceled = await cli(['cancel', demo.url, running.id, ...AUTH]);
+    expect(canceled.code).toBe(0);
+    expect((await subscribed).code).toBe(5);
+    expect((await cli(['get', demo.url, running.id, ...AUTH])).code).toBe(5);
+  });
+
+  it('refused credentials say which flag supplies them, from what the card asks for', async () => {
+    const missing = await cli(['send', demo.url, 'hi', ...LOCAL]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'UnauthenticatedError: Authentication required: the credentials are missing or invalid\n' +
+        '(the agent needs credentials: add --api-key-env VAR, VAR being the environment variable that holds the secret)\n',
+    );
+    const wrong = await cli(['get', demo.url, 'x', ...LOCAL, '--api-key-env', 'WRONG_KEY', '--json'], { WRONG_KEY: 'nope' });
+    expect(JSON.parse(wrong.stderr).error).toEqual({
+      name: 'UnauthenticatedError',
+      message: expect.any(String),
+      hint: '(the credentials sent were refused; its card asks for --api-key-env VAR, VAR being the environment variable that holds the secret)',
+    });
+  });
+
+  it('--help lists every option the parser knows, and the exit codes', async () => {
+    const help = (await cli(['--help'])).stdout;
+    for (const option of [...VALUE_OPTIONS, ...FLAG_OPTIONS]) expect([option, help.includes(`--${option}`)]).toEqual([option, true]);
+    for (const code of Object.values(EXIT_CODES)) expect(help).toMatch(new RegExp(`^ {2}${code} `, 'm'));
+  });
+});
+
 describe('nestjs-a2a: credentials follow only the configured origin', () => {
   it('a card on another origin naming the demo: the key is withheld unless --credential-origin allows the demo', async () => {
     const card = (await (await fetch(`${demo.url}/.well-known/agent-card.json`)).json()) as Record<string, unknown>;
@@ -174,9 +237,10 @@ describe('nestjs-a2a: credentials follow only the configured origin', () => {
   });
 });
 
+const run = promisify(execFile);
+
 describe('nestjs-a2a (the built binary)', () => {
   it('runs as `node libs/a2a/dist/cli/main.js`, with the exit code of the call', async () => {
-    const run = promisify(execFile);
     await run('npx', ['tsc', '-p', 'libs/a2a/tsconfig.lib.json'], { cwd: process.cwd() });
     const { stdout } = await run(process.execPath, ['libs/a2a/dist/cli/main.js', 'send', demo.url, 'hello', ...AUTH], { env: { ...process.env, CLI_E2E_KEY: 'cli-key-1' } });
     expect(stdout).toBe('agent: echo: hello\n');
@@ -185,5 +249,24 @@ describe('nestjs-a2a (the built binary)', () => {
       (error: { code?: number; stderr?: string }) => error,
     );
     expect(failed).toMatchObject({ code: 1, stderr: expect.stringMatching(/^TaskNotFoundError: /) });
+  }, 120_000);
+
+  it('npm run a2a compiles nothing when the build is fresh', async () => {
+    await run('npx', ['tsc', '-b', 'libs/a2a/tsconfig.lib.json'], { cwd: process.cwd() });
+    const builtAt = (await stat('libs/a2a/dist/cli/cli.js')).mtimeMs;
+    const { stdout } = await run('npm', ['run', '--silent', 'a2a', '--', '--help'], { cwd: process.cwd() });
+    expect(stdout).toMatch(/^Usage: nestjs-a2a/);
+    expect((await stat('libs/a2a/dist/cli/cli.js')).mtimeMs).toBe(builtAt);
+  }, 120_000);
+
+  it('piped into head, as people use it: the reader leaves after one line and the command ends quietly', async () => {
+    await run('npx', ['tsc', '-b', 'libs/a2a/tsconfig.lib.json'], { cwd: process.cwd() });
+    // the artifact and the final status come after the wait, when head has long gone: those writes meet a closed pipe
+    const script = `node libs/a2a/dist/cli/main.js stream ${demo.url} '/task slow 300 piped' --api-key-env CLI_E2E_KEY --json 2>stderr.txt | head -n 1; echo "exit=\${PIPESTATUS[0]}"; cat stderr.txt; rm stderr.txt`;
+    const { stdout } = await run('bash', ['-c', script], { cwd: process.cwd(), env: { ...process.env, CLI_E2E_KEY: 'cli-key-1' } });
+    const [first, exit, ...stderr] = stdout.split('\n');
+    expect(JSON.parse(first)).toMatchObject({ id: '1', task: { status: { state: 'TASK_STATE_SUBMITTED' } } });
+    expect(exit).toBe('exit=0');
+    expect(stderr.filter((line) => line !== '' && !line.includes('"notice"'))).toEqual([]);
   }, 120_000);
 });

@@ -6,6 +6,7 @@ import { A2A_ASYNC_OPTIONS_TYPE, A2A_MODULE_OPTIONS, A2A_OPTIONS_TYPE, Configura
 import { resolveA2AOptions, resolveA2APaths, type A2AModuleExtras, type A2AModuleOptions, type ResolvedA2AOptions } from './config/a2a-options.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
 import { A2ALifecycle } from './server/a2a-lifecycle.js';
+import { PublicCardCheck } from './server/security/public-card-check.js';
 import { A2A_OPTIONS } from './server/a2a-options.provider.js';
 import { createA2AControllers } from './server/a2a.controllers.js';
 import { AgentCardService } from './server/agent-card.service.js';
@@ -48,6 +49,7 @@ const PROVIDERS = [
   AgentCardEndpoint,
   HostBodyParserErrors,
   A2ALifecycle,
+  PublicCardCheck,
   SecurityInventory,
   JsonRpcExceptionFilter,
   RestExceptionFilter,

@@ -4,7 +4,11 @@
  * default, `--json` for scripts. Secrets never go on the command line: `--bearer-env NAME` and
  * `--api-key-env NAME` name the environment variable that holds them.
  *
- * Exit codes: 0 done, 1 the call failed (the error's class and message on stderr), 2 usage.
+ * The origin the user typed is trusted (plain http, a local address: a one-line notice says so);
+ * every other URL its card names passes the egress policy as `--allow-http`/`--allow-private` say.
+ *
+ * Exit codes ({@link EXIT_CODES}): 0 done, 1 the call failed (the error's class and message on
+ * stderr), 2 usage, 3/4/5 the task ended FAILED/REJECTED/CANCELED.
  */
 import { randomUUID } from 'node:crypto';
 import { A2AClient, type A2AClientOptions } from '../client/a2a-client.js';
@@ -15,8 +19,10 @@ import type { A2ABinding } from '../client/interface-selection.js';
 import { DEFAULT_API_KEY_HEADER } from '../client/peers/peer-options.js';
 import { peerToolSpecs } from '../client/peers/peer-tool-specs.js';
 import { EgressRefusedError } from '../net/egress-errors.js';
+import { EgressPolicy } from '../net/egress-policy.js';
 import { redactUrlsIn } from '../net/redact-url.js';
-import { TASK_STATES, type TaskState } from '../protocol/types.js';
+import { PermissionDeniedError, UnauthenticatedError } from '../protocol/errors.js';
+import { TASK_STATES, type AgentCard, type StreamResponse, type TaskState } from '../protocol/types.js';
 import { UsageError, intOf, parseArgs, valueOf, type ParsedArgs } from './args.js';
 import { formatCard, formatEvent, formatResponse, formatTask, formatTaskList, formatTools } from './format.js';
 
@@ -49,7 +55,8 @@ Options:
   --tenant <tenant>           the tenant of every request
   --header <name:value>       an extra request header (repeatable; never a secret: see below)
   --bearer-env <VAR>          send "Authorization: Bearer $VAR"
-  --api-key-env <VAR>         send $VAR in the --api-key-header header (default X-API-Key)
+  --api-key-env <VAR>         send $VAR in the --api-key-header header
+  --api-key-header <name>     the header of --api-key-env (default X-API-Key)
   --credential-origin <url>   headers may also go to this origin, when the card names an
                               interface there (repeatable; by default only to <url>'s origin)
   --timeout <ms>              budget of one call, until a stream opens (default 60000)
@@ -63,12 +70,35 @@ Options:
   --last-event-id <id>        subscribe: resume after this event (no snapshot)
   --name <peer>               tools: the peer's name (default: from the card)
   --allow <glob>              tools: only skills whose id matches (repeatable; default *)
-  --allow-http                allow http:// URLs (development)
-  --allow-private             allow loopback and private addresses (development)
+  --allow-http                allow http:// URLs beyond the one you gave (development)
+  --allow-private             allow loopback and private addresses beyond the one you gave (development)
   -h, --help                  this text
 
-Exit codes: 0 done, 1 the call failed (its error on stderr), 2 usage.
+The <url> you give is trusted as typed (http, a local or private address: a notice on stderr says
+so); every other URL its card names must be https and public unless --allow-http/--allow-private.
+
+Exit codes:
+  0  done (send, stream, subscribe, get: the task is COMPLETED, or waits for input)
+  1  the call failed (its error on stderr; refused credentials name the flag to use)
+  2  usage
+  3  the task ended FAILED       (send, stream, subscribe, get)
+  4  the task ended REJECTED     (send, stream, subscribe, get)
+  5  the task ended CANCELED     (send, stream, subscribe, get; cancel exits 0)
+  130 interrupted (Ctrl-C)
+A closed output (| head) ends the command quietly.
 `;
+
+/** The exit status of each outcome, as `--help` and the README list them. */
+export const EXIT_CODES = { done: 0, failed: 1, usage: 2, taskFailed: 3, taskRejected: 4, taskCanceled: 5, interrupted: 130 } as const;
+
+/** A task that ended this way makes the command exit with its own status. */
+const EXIT_OF_STATE: Partial<Record<TaskState, number>> = {
+  TASK_STATE_FAILED: EXIT_CODES.taskFailed,
+  TASK_STATE_REJECTED: EXIT_CODES.taskRejected,
+  TASK_STATE_CANCELED: EXIT_CODES.taskCanceled,
+};
+
+const exitOf = (state: TaskState | undefined): number => (state === undefined ? EXIT_CODES.done : (EXIT_OF_STATE[state] ?? EXIT_CODES.done));
 
 const ARITY: Record<string, { positionals: number; variadicText?: boolean; usage: string }> = {
   card: { positionals: 1, usage: 'card <url>' },
@@ -140,14 +170,14 @@ function credentialOrigins(args: ParsedArgs): string[] {
   return origins;
 }
 
-/** The client for one run: no breaker (a single call), the network as the flags allow. */
+/** The client for one run: no breaker (a single call), the typed origin trusted, the rest as the flags allow. */
 function clientFor(url: string, args: ParsedArgs, env: NodeJS.ProcessEnv): A2AClient {
   const preferred = binding(args);
   const tenant = valueOf(args, 'tenant');
   const timeout = intOf(args, 'timeout');
   const options: A2AClientOptions = {
     cardUrl: url,
-    egress: { allowHttp: args.flags.has('allow-http'), allowPrivate: args.flags.has('allow-private') },
+    egress: { allowHttp: args.flags.has('allow-http'), allowPrivate: args.flags.has('allow-private'), trustedOrigins: [new URL(url).origin] },
     circuitBreakers: false,
     headers: headers(args, env),
     credentialOrigins: credentialOrigins(args),
@@ -168,16 +198,72 @@ class Output {
   emit(readable: () => string, value: unknown): void {
     this.io.stdout.write(`${this.json ? JSON.stringify(value) : readable()}\n`);
   }
-}
 
-async function printStream(stream: A2AEventStream, out: Output): Promise<void> {
-  for await (const event of stream) {
-    const id = stream.lastEventId;
-    out.emit(() => formatEvent(event, id), id === undefined ? event : { id, ...event });
+  /** A line for the person at the terminal, on stderr (as `{"notice"}` with --json). */
+  notice(text: string): void {
+    this.io.stderr.write(`${this.json ? JSON.stringify({ notice: text }) : `nestjs-a2a: ${text}`}\n`);
   }
 }
 
-async function run(command: string, args: ParsedArgs, io: CliIo, out: Output): Promise<void> {
+/** Prints the events as they arrive. @returns the state the task was last seen in */
+async function printStream(stream: A2AEventStream, out: Output): Promise<TaskState | undefined> {
+  let state: TaskState | undefined;
+  for await (const event of stream) {
+    const id = stream.lastEventId;
+    state = stateIn(event) ?? state;
+    out.emit(() => formatEvent(event, id), id === undefined ? event : { id, ...event });
+  }
+  return state;
+}
+
+function stateIn(event: StreamResponse): TaskState | undefined {
+  if ('task' in event) return event.task.status.state;
+  if ('statusUpdate' in event) return event.statusUpdate.status.state;
+  return undefined;
+}
+
+/**
+ * Why the origin the user typed would not pass the egress policy by itself (plain http, a loopback
+ * or private address) when the flags do not allow it anyway; undefined when it would.
+ */
+async function trustNotice(url: string, args: ParsedArgs): Promise<string | undefined> {
+  const parsed = new URL(url);
+  const reasons: string[] = [];
+  if (parsed.protocol === 'http:' && !args.flags.has('allow-http')) reasons.push('plain http');
+  if (!args.flags.has('allow-private')) {
+    const refusal = await new EgressPolicy({ allowHttp: true }).resolveAndCheck(parsed.hostname).then(
+      () => undefined,
+      (error: unknown) => (error instanceof EgressRefusedError && error.reason !== 'dns' ? error.reason : undefined),
+    );
+    if (refusal !== undefined) reasons.push(`a ${refusal} address`);
+  }
+  if (reasons.length === 0) return undefined;
+  return `trusting ${parsed.origin}, the address you gave (${reasons.join(', ')}); other URLs its card names must pass the egress policy (--allow-http, --allow-private)`;
+}
+
+/** What the command line should add when the agent refused the credentials (or their absence). */
+function credentialHint(card: AgentCard | undefined, args: ParsedArgs): string {
+  const flags = new Set<string>();
+  for (const scheme of Object.values(card?.securitySchemes ?? {})) {
+    const apiKey = scheme.apiKeySecurityScheme;
+    if (apiKey?.location === 'header') flags.add(apiKey.name.toLowerCase() === DEFAULT_API_KEY_HEADER.toLowerCase() ? '--api-key-env VAR' : `--api-key-env VAR --api-key-header ${apiKey.name}`);
+    if (scheme.httpAuthSecurityScheme?.scheme.toLowerCase() === 'bearer' || scheme.oauth2SecurityScheme || scheme.openIdConnectSecurityScheme) flags.add('--bearer-env VAR');
+  }
+  const wanted = flags.size > 0 ? [...flags].join(' or ') : '--bearer-env VAR (Authorization: Bearer) or --api-key-env VAR (an API key header)';
+  const sent = args.values.has('bearer-env') || args.values.has('api-key-env');
+  return `(${sent ? 'the credentials sent were refused; its card asks for' : 'the agent needs credentials: add'} ${wanted}, VAR being the environment variable that holds the secret)`;
+}
+
+/** A failed call, with a line of advice for the person who made it. */
+class CliFailure {
+  constructor(
+    readonly error: unknown,
+    readonly hint?: string,
+  ) {}
+}
+
+/** @returns the exit code: the task's final state for the commands that follow one */
+async function run(command: string, args: ParsedArgs, io: CliIo, out: Output): Promise<number> {
   const spec = ARITY[command];
   const [rawUrl, ...rest] = args.positionals;
   if (rest.length + 1 < spec.positionals || rawUrl === undefined || (!spec.variadicText && args.positionals.length > spec.positionals)) {
@@ -187,84 +273,101 @@ async function run(command: string, args: ParsedArgs, io: CliIo, out: Output): P
   const client = clientFor(url, args, io.env);
   const signal = io.signal;
   const call = signal === undefined ? {} : { signal };
+  const notice = await trustNotice(url, args);
+  if (notice !== undefined) out.notice(notice);
   try {
-    switch (command) {
-      case 'card': {
-        const card = await client.getAgentCard(call);
-        return out.emit(() => formatCard(card), card);
-      }
-      case 'send':
-      case 'stream': {
-        const contextId = valueOf(args, 'context');
-        const taskId = valueOf(args, 'task');
-        const message = {
-          messageId: randomUUID(),
-          role: 'ROLE_USER' as const,
-          parts: [{ text: rest.join(' ') }],
-          ...(contextId === undefined ? {} : { contextId }),
-          ...(taskId === undefined ? {} : { taskId }),
-        };
-        if (command === 'stream') return await printStream(client.sendStreamingMessage({ message }, call), out);
-        const configuration = args.flags.has('return-immediately') ? { configuration: { returnImmediately: true } } : {};
-        const response = await client.sendMessage({ message, ...configuration }, call);
-        return out.emit(() => formatResponse(response), response);
-      }
-      case 'get': {
-        const historyLength = intOf(args, 'history', 0);
-        const task = await client.getTask({ id: rest[0], ...(historyLength === undefined ? {} : { historyLength }) }, call);
-        return out.emit(() => formatTask(task), task);
-      }
-      case 'list': {
-        const status = statusOf(args);
-        const pageSize = intOf(args, 'page-size');
-        const contextId = valueOf(args, 'context');
-        const pageToken = valueOf(args, 'page-token');
-        const list = await client.listTasks(
-          {
-            ...(status === undefined ? {} : { status }),
-            ...(pageSize === undefined ? {} : { pageSize }),
-            ...(contextId === undefined ? {} : { contextId }),
-            ...(pageToken === undefined ? {} : { pageToken }),
-          },
-          call,
-        );
-        return out.emit(() => formatTaskList(list), list);
-      }
-      case 'cancel': {
-        const task = await client.cancelTask({ id: rest[0] }, call);
-        return out.emit(() => formatTask(task), task);
-      }
-      case 'subscribe': {
-        const lastEventId = valueOf(args, 'last-event-id');
-        return await printStream(client.subscribeToTask({ id: rest[0] }, { ...call, ...(lastEventId === undefined ? {} : { lastEventId }) }), out);
-      }
-      case 'tools': {
-        const card = await client.getAgentCard(call);
-        const name = valueOf(args, 'name') ?? (card.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 32) || 'peer');
-        const specs = peerToolSpecs({ name, allow: args.values.get('allow') ?? ['*'] }, card);
-        return out.emit(
-          () => formatTools(specs),
-          specs.map((s) => ({ name: s.name, description: s.description, inputSchema: s.inputSchema, peer: s.peer, skill: s.skill.id })),
-        );
-      }
-    }
+    return await runCommand(command, args, rest, client, call, out);
+  } catch (error) {
+    if (!(error instanceof UnauthenticatedError || error instanceof PermissionDeniedError)) throw error;
+    // the card was fetched (it is public) before the call was refused: it says what to send
+    throw new CliFailure(error, credentialHint(await client.getAgentCard(call).catch(() => undefined), args));
   } finally {
     await client.close();
   }
 }
 
-function failure(io: CliIo, json: boolean, error: unknown): number {
+async function runCommand(command: string, args: ParsedArgs, rest: string[], client: A2AClient, call: { signal?: AbortSignal }, out: Output): Promise<number> {
+  const done = (readable: () => string, value: unknown, state?: TaskState): number => {
+    out.emit(readable, value);
+    return exitOf(state);
+  };
+  switch (command) {
+    case 'card': {
+      const card = await client.getAgentCard(call);
+      return done(() => formatCard(card), card);
+    }
+    case 'send':
+    case 'stream': {
+      const contextId = valueOf(args, 'context');
+      const taskId = valueOf(args, 'task');
+      const message = {
+        messageId: randomUUID(),
+        role: 'ROLE_USER' as const,
+        parts: [{ text: rest.join(' ') }],
+        ...(contextId === undefined ? {} : { contextId }),
+        ...(taskId === undefined ? {} : { taskId }),
+      };
+      if (command === 'stream') return exitOf(await printStream(client.sendStreamingMessage({ message }, call), out));
+      const configuration = args.flags.has('return-immediately') ? { configuration: { returnImmediately: true } } : {};
+      const response = await client.sendMessage({ message, ...configuration }, call);
+      return done(() => formatResponse(response), response, 'task' in response ? response.task.status.state : undefined);
+    }
+    case 'get': {
+      const historyLength = intOf(args, 'history', 0);
+      const task = await client.getTask({ id: rest[0], ...(historyLength === undefined ? {} : { historyLength }) }, call);
+      return done(() => formatTask(task), task, task.status.state);
+    }
+    case 'list': {
+      const status = statusOf(args);
+      const pageSize = intOf(args, 'page-size');
+      const contextId = valueOf(args, 'context');
+      const pageToken = valueOf(args, 'page-token');
+      const list = await client.listTasks(
+        {
+          ...(status === undefined ? {} : { status }),
+          ...(pageSize === undefined ? {} : { pageSize }),
+          ...(contextId === undefined ? {} : { contextId }),
+          ...(pageToken === undefined ? {} : { pageToken }),
+        },
+        call,
+      );
+      return done(() => formatTaskList(list), list);
+    }
+    case 'cancel': {
+      const task = await client.cancelTask({ id: rest[0] }, call);
+      return done(() => formatTask(task), task); // CANCELED is what was asked for
+    }
+    case 'subscribe': {
+      const lastEventId = valueOf(args, 'last-event-id');
+      return exitOf(await printStream(client.subscribeToTask({ id: rest[0] }, { ...call, ...(lastEventId === undefined ? {} : { lastEventId }) }), out));
+    }
+    case 'tools': {
+      const card = await client.getAgentCard(call);
+      const name = valueOf(args, 'name') ?? (card.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 32) || 'peer');
+      const specs = peerToolSpecs({ name, allow: args.values.get('allow') ?? ['*'] }, card);
+      return done(
+        () => formatTools(specs),
+        specs.map((s) => ({ name: s.name, description: s.description, inputSchema: s.inputSchema, peer: s.peer, skill: s.skill.id })),
+      );
+    }
+  }
+  throw new UsageError(`unknown command ${command}`);
+}
+
+function failure(io: CliIo, json: boolean, failed: unknown): number {
+  const { error, hint } = failed instanceof CliFailure ? failed : { error: failed, hint: undefined };
   const name = error instanceof Error ? error.name : 'Error';
   // client errors are redacted already; a URL in anything else is redacted here, to be sure
   const message = redactUrlsIn(error instanceof Error ? error.message : String(error));
-  if (json) io.stderr.write(`${JSON.stringify({ error: { name, message } })}\n`);
+  if (json) io.stderr.write(`${JSON.stringify({ error: { name, message, ...(hint === undefined ? {} : { hint }) } })}\n`);
   else {
     io.stderr.write(`${name}: ${message}\n`);
+    if (hint !== undefined) io.stderr.write(`${hint}\n`);
     if (error instanceof EgressRefusedError && ['scheme', 'loopback', 'private', 'link-local', 'unique-local'].includes(error.reason)) {
       io.stderr.write('(an agent on this machine or a private network: add --allow-http and/or --allow-private, for development)\n');
     }
   }
-  return 1;
+  return EXIT_CODES.failed;
 }
 
 /**
@@ -289,8 +392,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 2;
   }
   try {
-    await run(args.command, args, io, new Output(io, json));
-    return 0;
+    return await run(args.command, args, io, new Output(io, json));
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`${error.message}\n`);

@@ -449,3 +449,47 @@ describe('EgressPolicy options', () => {
     expect(() => policy.checkTransport('https:', 6379)).toThrow(expect.objectContaining({ reason: 'port' }));
   });
 });
+
+describe('EgressPolicy trustedOrigins: the origin a user typed, and nothing else', () => {
+  const policy = new EgressPolicy({ trustedOrigins: ['http://127.0.0.1:3000', 'http://[::1]:8080/ignored/path', 'https://localhost'] });
+  /** The two steps as the client and its dispatcher take them: checkUrl, then the connect-time checks of that origin. */
+  const admitAsDialled = async (url: string) => {
+    const parsed = policy.checkUrl(url);
+    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+    const trusted = policy.trusts(parsed.protocol, parsed.hostname, port);
+    policy.checkTransport(parsed.protocol, port, trusted);
+    return policy.resolveAndCheck(parsed.hostname, fakeLookup(DNS), trusted);
+  };
+
+  it.each(['http://127.0.0.1:3000/.well-known/agent-card.json', 'http://127.0.0.1:3000/a2a/jsonrpc', 'http://[::1]:8080/x', 'https://localhost:443/a2a'])('admits %s', async (url) => {
+    await expect(admitAsDialled(url)).resolves.toEqual(expect.arrayContaining([expect.objectContaining({ address: expect.any(String) })]));
+  });
+
+  it.each([
+    ['http://127.0.0.1:3001/', 'scheme'],
+    ['https://127.0.0.1:3000/', 'loopback'],
+    ['http://localhost:3000/', 'scheme'],
+    ['https://127.0.0.2/', 'loopback'],
+    ['https://10.0.0.7/', 'private'],
+  ] as const)('checks every other origin as usual: %s', async (url, reason) => {
+    expect(await rejectionOf(admitAsDialled(url), EgressRefusedError)).toMatchObject({ reason });
+  });
+
+  it('still refuses userinfo on a trusted origin', () => {
+    expect(() => policy.checkUrl('http://user:pw@127.0.0.1:3000/')).toThrow(expect.objectContaining({ reason: 'userinfo' }));
+  });
+
+  it('at connect time: trusts() matches the origin the dispatcher dials, and its checks let it through', async () => {
+    expect(policy.trusts('http:', '127.0.0.1', 3000)).toBe(true);
+    expect(policy.trusts('http:', '::1', 8080)).toBe(true);
+    expect(policy.trusts('https:', 'localhost', 443)).toBe(true);
+    expect(policy.trusts('http:', '127.0.0.1', 3001)).toBe(false);
+    expect(() => policy.checkTransport('http:', 3000, true)).not.toThrow();
+    expect(() => policy.checkTransport('http:', 3000)).toThrow(expect.objectContaining({ reason: 'scheme' }));
+    await expect(policy.resolveAndCheck('127.0.0.1', fakeLookup(DNS), true)).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);
+  });
+
+  it('refuses an origin that is not http(s)', () => {
+    expect(() => new EgressPolicy({ trustedOrigins: ['ftp://x.example', 'not a url'] })).toThrow(InvalidEgressPolicyError);
+  });
+});

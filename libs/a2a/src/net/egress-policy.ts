@@ -43,15 +43,21 @@ export interface EgressPolicyOptions {
    * endpoint; a metadata address passes only when listed as that exact address.
    */
   allowHosts?: readonly string[];
+  /**
+   * Origins someone vouched for (`http://127.0.0.1:3000`: the address a user typed on the command
+   * line): a URL of exactly one of these origins (scheme, host and port) passes the scheme and address
+   * checks; every other URL, a card's other interfaces included, is checked as usual.
+   */
+  trustedOrigins?: readonly string[];
   /** Refuse every host that `allowHosts` does not cover (reason `not-allow-listed`). Default false. */
   allowListOnly?: boolean;
   /** When given, only these ports (the scheme's default port counts as given explicitly). */
   allowPorts?: readonly number[];
   /** Ports always refused, e.g. `[25, 6379]`. Port 0 is always refused. */
   denyPorts?: readonly number[];
-  /** Extra metadata addresses, added to {@link DEFAULT_METADATA_ADDRESSES}. */
+  /** Extra metadata addresses, added to `DEFAULT_METADATA_ADDRESSES`. */
   metadataAddresses?: readonly string[];
-  /** Extra metadata host names, added to {@link DEFAULT_METADATA_HOSTNAMES}. */
+  /** Extra metadata host names, added to `DEFAULT_METADATA_HOSTNAMES`. */
   metadataHostnames?: readonly string[];
   /** Default resolver for {@link EgressPolicy.resolveAndCheck}. */
   lookup?: EgressLookup;
@@ -77,6 +83,16 @@ export const systemLookup: EgressLookup = async (hostname) => {
   const answers = await dnsLookup(hostname, { all: true, verbatim: true });
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
+
+/** `http://Host:80/path` → `http://host`; undefined for anything but an http(s) URL. */
+function originOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function normaliseName(hostname: string): string {
   return hostname.toLowerCase().replace(/\.+$/, '');
@@ -104,6 +120,7 @@ export class EgressPolicy {
   readonly allowListOnly: boolean;
   readonly dnsTimeoutMs: number;
   private readonly rules: readonly HostRule[];
+  private readonly trustedOrigins: ReadonlySet<string>;
   private readonly allowPorts: ReadonlySet<number> | undefined;
   private readonly denyPorts: ReadonlySet<number>;
   private readonly metadataAddresses: ReadonlySet<string>;
@@ -128,6 +145,13 @@ export class EgressPolicy {
       else rules.push(rule);
     }
     this.rules = rules;
+    const trusted = new Set<string>();
+    for (const entry of options.trustedOrigins ?? []) {
+      const origin = originOf(entry);
+      if (origin === undefined) problems.push(`trustedOrigins: "${entry}" is not an http or https origin`);
+      else trusted.add(origin);
+    }
+    this.trustedOrigins = trusted;
     if (this.allowListOnly && rules.length === 0) problems.push('allowListOnly is set but allowHosts is empty: nothing could be reached');
 
     for (const [name, ports] of [['allowPorts', options.allowPorts], ['denyPorts', options.denyPorts]] as const) {
@@ -169,7 +193,8 @@ export class EgressPolicy {
     const refuse = (reason: EgressRefusalReason, detail: string, address?: string): never => {
       throw new EgressRefusedError(reason, `egress refused for ${shown}: ${detail}`, address);
     };
-    if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && this.allowHttp)) {
+    const trusted = this.trustedOrigins.has(parsed.origin);
+    if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && (this.allowHttp || trusted))) {
       refuse('scheme', `scheme "${parsed.protocol}" is not allowed (${this.allowHttp ? 'https or http' : 'https'} only)`);
     }
     if (parsed.username !== '' || parsed.password !== '') {
@@ -181,6 +206,7 @@ export class EgressPolicy {
     if (portProblem !== undefined) refuse('port', portProblem);
 
     const ip = parseIpAddress(parsed.hostname);
+    if (trusted) return parsed;
     if (ip !== undefined) {
       const refusal = this.addressRefusal(ip.parsed, false);
       if (refusal !== undefined) refuse(refusal.reason, refusal.detail, ip.canonical);
@@ -206,13 +232,21 @@ export class EgressPolicy {
     }
   }
 
+  /** Whether `protocol://hostname:port` is one of the `trustedOrigins`. */
+  trusts(protocol: string, hostname: string, port: number): boolean {
+    if (this.trustedOrigins.size === 0) return false;
+    const host = hostname.includes(':') && !hostname.startsWith('[') ? `[${hostname}]` : hostname;
+    const origin = originOf(`${protocol}//${host}:${port}`);
+    return origin !== undefined && this.trustedOrigins.has(origin);
+  }
+
   /**
    * Scheme and port checks for a connection about to be opened (the pinned dispatcher calls this with
-   * the origin it is asked to dial, which never carries userinfo).
+   * the origin it is asked to dial, which never carries userinfo). `trusted`: a trusted origin's, any scheme.
    * @throws EgressRefusedError
    */
-  checkTransport(protocol: string, port: number): void {
-    if (protocol !== 'https:' && !(protocol === 'http:' && this.allowHttp)) {
+  checkTransport(protocol: string, port: number, trusted = false): void {
+    if (protocol !== 'https:' && !(protocol === 'http:' && (this.allowHttp || trusted))) {
       throw new EgressRefusedError('scheme', `egress refused: scheme "${protocol}" is not allowed`);
     }
     const problem = this.portProblem(port);
@@ -226,10 +260,11 @@ export class EgressPolicy {
    * with reason `dns`.
    * @param hostname as in `URL.hostname` (brackets around IPv6 are accepted).
    * @param lookup overrides the policy's resolver (tests inject one).
+   * @param trusted the host of a trusted origin: every address it resolves to passes.
    * @returns the checked addresses, in resolver order: dial one of these, never the name again.
    * @throws EgressRefusedError
    */
-  async resolveAndCheck(hostname: string, lookup: EgressLookup = this.lookup): Promise<ResolvedAddress[]> {
+  async resolveAndCheck(hostname: string, lookup: EgressLookup = this.lookup, trusted = false): Promise<ResolvedAddress[]> {
     let name = hostname;
     if (parseIpAddress(hostname) === undefined) {
       // Through the URL parser, as for a URL's host (IDNA, full-width digits …); characters that would make
@@ -243,11 +278,11 @@ export class EgressPolicy {
     }
     const ip = parseIpAddress(name);
     if (ip !== undefined) {
-      const refusal = this.addressRefusal(ip.parsed, false);
+      const refusal = trusted ? undefined : this.addressRefusal(ip.parsed, false);
       if (refusal !== undefined) throw new EgressRefusedError(refusal.reason, `egress refused: ${refusal.detail}`, ip.canonical);
       return [{ address: ip.canonical, family: ip.parsed.kind() === 'ipv4' ? 4 : 6 }];
     }
-    const nameRefusal = this.nameRefusal(name);
+    const nameRefusal = trusted ? undefined : this.nameRefusal(name);
     if (nameRefusal !== undefined) throw new EgressRefusedError(nameRefusal.reason, `egress refused: ${nameRefusal.detail}`);
 
     const answers = await this.lookupWithTimeout(name, lookup);
@@ -259,7 +294,7 @@ export class EgressPolicy {
       if (parsed === undefined) {
         throw new EgressRefusedError('dns', `egress refused: ${name} resolved to something that is not an IP address`);
       }
-      const refusal = this.addressRefusal(parsed.parsed, nameAllowed);
+      const refusal = trusted ? undefined : this.addressRefusal(parsed.parsed, nameAllowed);
       if (refusal !== undefined) {
         throw new EgressRefusedError(refusal.reason, `egress refused: ${name} resolves to ${refusal.detail}`, parsed.canonical);
       }

@@ -45,7 +45,7 @@ export interface PinnedDispatcherOptions {
  * SNI, certificate verification and the `Host` header keep using the original host name.
  *
  * It never follows redirects itself, and nothing built on it may: use `dispatcher.request()` /
- * {@link requestWithDeadline} (undici 7's `request` has no `maxRedirections` and only the `redirect`
+ * `requestWithDeadline` (undici 7's `request` has no `maxRedirections` and only the `redirect`
  * interceptor follows — never `.compose()` it in), or `fetch(url, { dispatcher, redirect: 'manual' })`.
  * Even a followed redirect would still be checked at connect time, but a 3xx from a webhook or a peer is
  * an answer to report, not an invitation. Proxies are not supported: pinning means dialling the
@@ -54,7 +54,7 @@ export interface PinnedDispatcherOptions {
  */
 export class PinnedDispatcher extends Agent {
   constructor(
-    /** The policy every connection is checked against (and {@link requestWithDeadline} checks URLs with). */
+    /** The policy every connection is checked against (and `requestWithDeadline` checks URLs with). */
     readonly policy: EgressPolicy,
     options: PinnedDispatcherOptions = {},
   ) {
@@ -152,14 +152,15 @@ function pinnedConnect(
     ) as unknown as Socket;
   };
 
+  const trusted = policy.trusts(protocol, hostname, port);
   try {
-    policy.checkTransport(protocol, port);
+    policy.checkTransport(protocol, port, trusted);
   } catch (err) {
     // undici's own connector never calls back synchronously; neither do we.
     queueMicrotask(() => finish(err as Error));
     return;
   }
-  policy.resolveAndCheck(hostname, lookup).then(
+  policy.resolveAndCheck(hostname, lookup, trusted).then(
     (addresses) => dial(addresses, 0),
     (err: unknown) => finish(err as Error),
   );

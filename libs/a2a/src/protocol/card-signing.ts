@@ -217,7 +217,7 @@ async function signPayload(payload: string, signer: ResolvedSigner, extra: Recor
  * the protected header is `{ alg, typ: "JOSE", kid, jku?, "nestjs-a2a-payload": "spec" }`.
  *
  * When the official SDKs would canonicalise the card differently, a second signature covers
- * their form (see {@link SignablePayloads}).
+ * their form (see `SignablePayloads`).
  *
  * Refuses (listing every problem) a card that is not valid.
  * @throws CardSigningError

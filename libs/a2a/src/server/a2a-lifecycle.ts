@@ -14,6 +14,7 @@ import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
 import type { ResolvedA2AOptions } from '../config/a2a-options.js';
 import { A2A_OPTIONS } from './a2a-options.provider.js';
 import { SecurityInventory } from './security/security-inventory.js';
+import { PublicCardCheck } from './security/public-card-check.js';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -31,11 +32,13 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
     @Inject(A2A_OPTIONS) private readonly options: ResolvedA2AOptions,
     @Inject(A2A_REDIS) private readonly redis: RedisConnection | undefined,
+    @Inject(PublicCardCheck) private readonly cardCheck: PublicCardCheck,
   ) {}
 
   /**
    * Once the server listens (the bound address is known only then): refuse to serve unguarded
-   * routes beyond loopback, then one line per agent with its card URL and security state.
+   * routes beyond loopback, then one line per agent with its card URL and security state, then a
+   * check that a client without credentials gets the card.
    */
   async onApplicationBootstrap(): Promise<void> {
     // a signing key that cannot sign fails start-up, not the first card request
@@ -56,6 +59,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
       return;
     }
     this.report();
+    if (typeof address === 'object' && address) this.cardCheck.start(address);
   }
 
   /**
@@ -63,6 +67,7 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
    * their streams and blocked callers get a final answer; then the streams still open are ended.
    */
   async onModuleDestroy(): Promise<void> {
+    this.cardCheck.stop();
     await this.tasks.shutdown();
     // streams of those tasks end by themselves once they wrote the final event; give them a moment
     for (let i = 0; i < 20 && this.streams.size > 0; i++) await sleep(10);

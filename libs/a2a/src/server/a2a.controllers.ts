@@ -9,7 +9,7 @@ import { bindingPaths } from './agent-card.service.js';
 import { AgentCardEndpoint } from './http/agent-card.endpoint.js';
 import { JsonRpcBinding } from './http/json-rpc.binding.js';
 import { RestBinding } from './http/rest.binding.js';
-import { A2APublic } from './security/a2a-public.decorator.js';
+import { A2APublic, COMMON_PUBLIC_METADATA_KEY } from './security/a2a-public.decorator.js';
 import { JsonRpcExceptionFilter, RestExceptionFilter } from './security/a2a-exception.filter.js';
 
 const WELL_KNOWN_CARD = '/.well-known/agent-card.json';
@@ -24,9 +24,16 @@ export interface ControllerSecurity {
   publicRouteMetadata: A2APublicRouteMetadata[];
 }
 
-/** The card and the JWKS are the only open routes: marked so for `@A2APublic()` and the host's own guards. */
+/**
+ * The card and the JWKS are the only open routes: marked so for `@A2APublic()`, for the common
+ * `isPublic` marker, and for the host's own (`publicRouteMetadata`, applied last, so it wins).
+ */
 function PublicRoute(security: ControllerSecurity) {
-  return applyDecorators(A2APublic(), ...security.publicRouteMetadata.map((m) => SetMetadata(m.key, m.value === undefined ? true : m.value)));
+  return applyDecorators(
+    A2APublic(),
+    SetMetadata(COMMON_PUBLIC_METADATA_KEY, true),
+    ...security.publicRouteMetadata.map((m) => SetMetadata(m.key, m.value === undefined ? true : m.value)),
+  );
 }
 
 /** Every other A2A route: the module's guards, and errors before the handler in the binding's shape. */
