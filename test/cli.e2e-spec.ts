@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { startHttpServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { FLAG_OPTIONS, VALUE_OPTIONS } from '../libs/a2a/src/cli/args.js';
 import { EXIT_CODES, runCli } from '../libs/a2a/src/cli/cli.js';
+import { v03SdkServerForSuite } from './support/a2a-js-v03-server.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 
 const LOCAL = ['--allow-http', '--allow-private'];
@@ -234,6 +235,35 @@ describe('nestjs-a2a: credentials follow only the configured origin', () => {
     } finally {
       await cards.close();
     }
+  });
+});
+
+describe('nestjs-a2a against an A2A 0.3 agent (@a2a-js/sdk 0.3 server)', () => {
+  const server = v03SdkServerForSuite();
+
+  it('card, send, stream, get, cancel, subscribe work unchanged; list says what 0.3 cannot do', async () => {
+    const sdk = server();
+    const card = await cli(['card', sdk.url, ...LOCAL]);
+    expect(card.code).toBe(0);
+    expect(card.lines[0]).toBe('sdk-v03-echo  (version 0.3.14)');
+    expect(card.stdout).toContain(`  JSONRPC    0.3  ${sdk.url}/a2a/jsonrpc`);
+    expect((await cli(['send', sdk.url, 'hello', ...LOCAL])).stdout).toBe('agent: echo: hello\n');
+    const task = await cli(['send', sdk.url, '/task hi', ...LOCAL, '--binding', 'rest']);
+    expect(task.lines).toEqual([expect.stringMatching(/^task \S+ {2}COMPLETED {2}\(context \S+\)$/), '  artifact "echo": echo: hi']);
+    const streamed = await cli(['stream', sdk.url, '/task streamed', ...LOCAL]);
+    expect(streamed.lines.map((l) => l.replace(/ {2}\S+$/, (m) => (l.startsWith('task ') ? '  <id>' : m)))).toEqual(['task      SUBMITTED  <id>', 'status    WORKING', 'artifact  echo: streamed  (last chunk)', 'status    COMPLETED']);
+
+    const started = JSON.parse((await cli(['send', sdk.url, '/task slow 400 later', ...LOCAL, '--return-immediately', '--json'])).stdout).task;
+    const subscribed = await cli(['subscribe', sdk.url, started.id, ...LOCAL]);
+    expect(subscribed.lines[subscribed.lines.length - 1]).toBe('status    COMPLETED');
+    expect((await cli(['get', sdk.url, started.id, ...LOCAL])).lines).toEqual([`task ${started.id}  COMPLETED  (context ${started.contextId})`, '  artifact "echo": echo: later']);
+    const running = JSON.parse((await cli(['send', sdk.url, '/task slow 5000 x', ...LOCAL, '--return-immediately', '--json'])).stdout).task;
+    expect((await cli(['cancel', sdk.url, running.id, ...LOCAL])).lines[0]).toBe(`task ${running.id}  CANCELED  (context ${running.contextId})`);
+
+    const listed = await cli(['list', sdk.url, ...LOCAL]);
+    expect(listed.code).toBe(EXIT_CODES.failed);
+    expect(listed.stderr).toMatch(/^UnsupportedOperationError: .*A2A 0\.3, which has no ListTasks/);
+    expect((await cli(['tools', sdk.url, ...LOCAL])).lines[0]).toBe('sdk-v03-echo__echo');
   });
 });
 

@@ -156,24 +156,30 @@ describe('Agent Card cache (spec §8.6)', () => {
     await client.close();
   });
 
-  it('reads a 0.3 card leniently, and the client refuses it clearly', async () => {
-    const peer = await serve((_req, res) =>
-      json(res, 200, {
-        protocolVersion: '0.3.0',
-        name: 'legacy',
-        description: 'an A2A 0.3 agent',
-        version: '1',
-        url: `http://127.0.0.1:${peer.port}/rpc`,
-        preferredTransport: 'JSONRPC',
-        additionalInterfaces: [{ url: `http://127.0.0.1:${peer.port}/rest`, transport: 'HTTP+JSON' }],
-        capabilities: { streaming: true },
-        securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } },
-        security: [{ key: [] }],
-        defaultInputModes: ['text/plain'],
-        defaultOutputModes: ['text/plain'],
-        skills: [],
-      }),
-    );
+  it('reads a 0.3 card, and the client talks 0.3 to it', async () => {
+    const received: Array<{ method: string; params: unknown; version: unknown }> = [];
+    const peer = await serve((req, res, body) => {
+      if (req.method === 'GET') {
+        return json(res, 200, {
+          protocolVersion: '0.3.0',
+          name: 'legacy',
+          description: 'an A2A 0.3 agent',
+          version: '1',
+          url: `http://127.0.0.1:${peer.port}/rpc`,
+          preferredTransport: 'JSONRPC',
+          additionalInterfaces: [{ url: `http://127.0.0.1:${peer.port}/rest`, transport: 'HTTP+JSON' }],
+          capabilities: { streaming: true },
+          securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Key' } },
+          security: [{ key: [] }],
+          defaultInputModes: ['text/plain'],
+          defaultOutputModes: ['text/plain'],
+          skills: [],
+        });
+      }
+      const { id, method, params } = JSON.parse(body);
+      received.push({ method, params, version: req.headers['a2a-version'] });
+      json(res, 200, { jsonrpc: '2.0', id, result: { kind: 'message', messageId: 'r-1', role: 'agent', parts: [{ kind: 'text', text: 'hello from 0.3' }] } });
+    });
     const resolver = new AgentCardResolver({ egress: LOCAL });
     const resolved = await resolver.resolve(`http://127.0.0.1:${peer.port}`);
     expect(resolved.legacy).toBe(true);
@@ -181,11 +187,21 @@ describe('Agent Card cache (spec §8.6)', () => {
       { url: `http://127.0.0.1:${peer.port}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: `http://127.0.0.1:${peer.port}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ]);
+    expect(resolved.card.securitySchemes).toEqual({ key: { apiKeySecurityScheme: { location: 'header', name: 'X-Key' } } });
     await resolver.close();
+    const client = new A2AClient({ cardUrl: `http://127.0.0.1:${peer.port}`, egress: LOCAL });
+    expect(await client.getInterface()).toMatchObject({ binding: 'JSONRPC', protocolVersion: '0.3' });
+    expect(await client.sendMessage({ message: userMessage('hi') })).toEqual({ message: { messageId: 'r-1', role: 'ROLE_AGENT', parts: [{ text: 'hello from 0.3' }] } });
+    expect(received).toEqual([{ method: 'message/send', params: { message: expect.objectContaining({ kind: 'message', role: 'user', parts: [{ kind: 'text', text: 'hi' }] }), configuration: { blocking: true } }, version: undefined }]);
+    await client.close();
+  });
+
+  it('a card of an agent that speaks neither 1.0 nor 0.3 is refused clearly', async () => {
+    const peer = await serve((_req, res) => json(res, 200, agentCard([{ url: `http://127.0.0.1:${peer.port}/grpc`, protocolBinding: 'GRPC', protocolVersion: '1.0' }, { url: `http://127.0.0.1:${peer.port}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '0.1' }])));
     const client = new A2AClient({ cardUrl: `http://127.0.0.1:${peer.port}`, egress: LOCAL });
     const error = await client.sendMessage({ message: userMessage('hi') }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NoCompatibleInterfaceError);
-    expect((error as Error).message).toContain('the card offers JSONRPC 0.3, HTTP+JSON 0.3 (an A2A 0.x agent: it must be upgraded to A2A 1.0)');
+    expect((error as Error).message).toContain('it speaks JSONRPC or HTTP+JSON at A2A 1.0 or 0.3, the card offers GRPC 1.0, JSONRPC 0.1');
     await client.close();
   });
 

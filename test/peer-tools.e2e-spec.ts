@@ -36,6 +36,7 @@ import {
 import { startHttpServer, type LoopbackServer } from '../libs/a2a/src/net/testing/loopback-server.js';
 import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
 import { json, messages } from './support/client-results.js';
+import { v03SdkServerForSuite } from './support/a2a-js-v03-server.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { sleep } from './support/wire-client.js';
 
@@ -173,6 +174,22 @@ describe('PeerToolProvider against the demo', () => {
     expect(tools.map((t) => t.name)).toEqual(['echo__echo', 'support__delegate']);
     await expect(toolNamed(tools, 'echo__echo').invoke({ text: 'again', taskId: 'no-such-task' }, { caller: ALICE })).rejects.toBeInstanceOf(TaskNotFoundError);
     await expect(toolNamed(tools, 'echo__echo').invoke({ text: 3 } as never, { caller: ALICE })).rejects.toBeInstanceOf(ToolInputError);
+  });
+});
+
+describe('PeerToolProvider against an A2A 0.3 agent (@a2a-js/sdk 0.3 server)', () => {
+  const sdk = v03SdkServerForSuite();
+
+  it('its skills are tools; a call is a message or a task, as with a 1.0 peer; its errors surface as themselves', async () => {
+    const { peers } = await build({ peers: [{ name: 'legacy', url: sdk().url, egress: LOCAL }] });
+    const tools = await peers.tools(ALICE);
+    expect(tools.map((t) => t.name)).toEqual(['legacy__echo']);
+    const [tool] = tools;
+    expect(await tool.invoke({ text: 'hello' }, { caller: ALICE })).toMatchObject({ untrusted: true, kind: 'message', text: 'echo: hello', peer: 'legacy', skill: 'echo' });
+    const task = await tool.invoke({ text: '/task hi' }, { caller: ALICE });
+    expect(task).toMatchObject({ untrusted: true, kind: 'task', text: 'echo: hi', state: 'TASK_STATE_COMPLETED' });
+    await expect(tool.invoke({ text: 'again', taskId: 'no-such-task' }, { caller: ALICE })).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect(peers.diagnostics()).toEqual([expect.objectContaining({ name: 'legacy', state: 'reachable', cardName: 'sdk-v03-echo', tools: ['legacy__echo'] })]);
   });
 });
 

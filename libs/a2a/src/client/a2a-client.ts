@@ -7,15 +7,18 @@
  *
  * Requests are validated and encoded with the protocol schemas before anything is sent (a bad
  * request fails with InvalidParamsError, as the server would answer), and results are decoded
- * with them (an answer that is not A2A 1.0 fails with InvalidAgentResponseError).
+ * with them (an answer that is not A2A 1.0 fails with InvalidAgentResponseError). To an agent
+ * that speaks only A2A 0.3 the same calls go in 0.3's terms (`v03-*-transport.ts`), its answers
+ * read as strictly and mapped back to 1.0 types.
  */
 import { redactUrl } from '../net/redact-url.js';
 import { decode, encode, type Schema } from '../protocol/codec.js';
-import { InvalidAgentResponseError, InvalidParamsError } from '../protocol/errors.js';
+import { InvalidAgentResponseError, InvalidParamsError, MethodNotAllowedError, MethodNotFoundError, VersionNotSupportedError } from '../protocol/errors.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import { OPERATIONS } from '../protocol/operations.js';
 import { StreamResponseSchema } from '../protocol/schemas.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, parseExtensionsHeader } from '../protocol/service-params.js';
+import { isV03Version, V03_PROTOCOL_VERSION } from '../protocol/v03/constants.js';
 import {
   PROTOCOL_VERSION,
   type AgentCard,
@@ -42,12 +45,15 @@ import { AgentCardResolver, agentCardUrl, readAgentCard, type AgentCardResolverO
 import { InvalidClientOptionsError } from './client-errors.js';
 import { CredentialScope, credentialOriginsOf, type CredentialScopeOptions } from './credential-scope.js';
 import { resolveHeaders, type A2AHeaderValues, type A2AHeadersOption } from './headers.js';
-import { CLIENT_BINDINGS, selectInterface, type A2ABinding, type SelectedInterface } from './interface-selection.js';
+import { errorFacts } from './error-mapping.js';
+import { CLIENT_BINDINGS, selectInterface, v03FallbackInterface, type A2ABinding, type SelectedInterface } from './interface-selection.js';
 import { JsonRpcTransport } from './json-rpc-transport.js';
 import { runResilient } from './resilience.js';
-import { RestTransport } from './rest-transport.js';
+import { isUnknownRoute, RestTransport } from './rest-transport.js';
 import { readSse } from './sse-reader.js';
 import type { A2ATransport, OpenedStream, StreamingOperation, TransportCall, UnaryOperation } from './transport.js';
+import { V03JsonRpcTransport } from './v03-json-rpc-transport.js';
+import { V03RestTransport } from './v03-rest-transport.js';
 
 /** @publicApi */
 export interface A2AClientOptions extends A2AHttpOptions, CredentialScopeOptions {
@@ -148,12 +154,36 @@ const IDEMPOTENT = new Set<string>([
   'GetExtendedAgentCard',
 ]);
 
+/** The transport of an interface: its binding, at its version. */
+function transportFor(http: A2AHttp, selected: SelectedInterface): A2ATransport {
+  const v03 = selected.protocolVersion === V03_PROTOCOL_VERSION;
+  if (selected.binding === 'JSONRPC') return v03 ? new V03JsonRpcTransport(http, selected.url) : new JsonRpcTransport(http, selected.url);
+  return v03 ? new V03RestTransport(http, selected.url) : new RestTransport(http, selected.url);
+}
+
+/**
+ * Is `error` how a 0.3 agent answers a 1.0 call: an unknown method (JSON-RPC) or route (REST), or
+ * VersionNotSupported that does not rule 0.3 out?
+ */
+function answersAsV03Agent(error: unknown): boolean {
+  if (error instanceof VersionNotSupportedError) {
+    const supported = error.metadata.supportedVersions;
+    return supported === undefined || supported.split(',').some(isV03Version);
+  }
+  return error instanceof MethodNotFoundError || error instanceof MethodNotAllowedError || isUnknownRoute(error);
+}
+
 function checkTimeout(name: string, value: number | undefined, problems: string[]): void {
   if (value !== undefined && !(Number.isFinite(value) && value > 0)) problems.push(`${name} must be a positive number of milliseconds (got ${String(value)})`);
 }
 
 /**
  * A client of one remote A2A agent.
+ *
+ * It talks A2A 1.0 wherever the card offers it, and 0.3 to an agent that has not moved yet: one
+ * whose card offers only 0.3 interfaces, or one that answers a 1.0 call as a 0.3 agent does
+ * (method not found, an unknown route, VersionNotSupported), after which the call is sent again
+ * at 0.3 and the client keeps talking 0.3 to that card. Either way the caller sees 1.0 types.
  * @publicApi
  */
 export class A2AClient {
@@ -331,9 +361,43 @@ export class A2AClient {
       cardUrl: this.cardUrl === undefined ? undefined : this.cardTarget,
       ...(this.options.preferredBinding === undefined ? {} : { preferredBinding: this.options.preferredBinding }),
     });
-    const transport = selected.binding === 'JSONRPC' ? new JsonRpcTransport(this.http, selected.url) : new RestTransport(this.http, selected.url);
-    this.endpointCache = { card, verified, selected, transport };
+    this.endpointCache = { card, verified, selected, transport: transportFor(this.http, selected) };
     return this.endpointCache;
+  }
+
+  /** Where to talk 0.3 when `error` says the 1.0 call at `endpoint` reached a 0.3 agent. */
+  private v03Fallback(endpoint: Endpoint, operation: string, error: unknown): Endpoint | undefined {
+    // ListTasks has no 0.3 form: the 1.0 answer stands
+    if (endpoint.selected.protocolVersion !== PROTOCOL_VERSION || operation === 'ListTasks' || !answersAsV03Agent(error)) return undefined;
+    let selected: SelectedInterface;
+    try {
+      selected = v03FallbackInterface(endpoint.card, endpoint.selected, this.http.policy);
+    } catch {
+      return undefined;
+    }
+    // the same card, so the same credential scope: its signature verified or not, its origins allowed or not
+    return { card: endpoint.card, verified: endpoint.verified, selected, transport: transportFor(this.http, selected) };
+  }
+
+  /**
+   * Runs a call again at 0.3. When the peer refuses 0.3 as well, the 1.0 error stands; when it
+   * answers (a result, or an A2A error), it speaks 0.3, and the client keeps talking 0.3 to it.
+   */
+  private async atV03<T>(fallback: Endpoint, original: unknown, run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await run();
+      this.keep(fallback);
+      return result;
+    } catch (error) {
+      if (answersAsV03Agent(error)) throw original;
+      // an error raised before anything was sent proves nothing about the peer
+      if (errorFacts(error) !== undefined) this.keep(fallback);
+      throw error;
+    }
+  }
+
+  private keep(fallback: Endpoint): void {
+    if (this.endpointCache?.card === fallback.card && this.endpointCache.verified === fallback.verified) this.endpointCache = fallback;
   }
 
   /**
@@ -379,30 +443,61 @@ export class A2AClient {
   private async unary(operation: UnaryOperation, request: unknown, options: A2ACallOptions = {}): Promise<unknown> {
     return this.withControl(options, async (control) => {
       const endpoint = await this.endpoint(control);
-      control.target = redactUrl(endpoint.selected.url);
-      const call = this.prepare(operation, request, options, endpoint);
-      let attempt = 0;
-      const raw = await runResilient({
-        origin: endpoint.selected.url.origin,
-        retryable: this.retryable(operation),
-        control,
-        breakers: this.http.breakers,
-        retry: this.http.retry,
-        attempt: async () => endpoint.transport.unary({ ...call, headers: await this.headersFor(call, endpoint, options, ++attempt), control }),
-      });
-      // Empty: whatever a successful Delete carried (`{}`, `null`, nothing) means the same
-      if (operation === 'DeleteTaskPushNotificationConfig') return undefined;
-      return this.decodeAnswer(OPERATIONS[operation].response, raw, `the ${operation} result`, control.target);
+      try {
+        return await this.unaryAt(endpoint, operation, request, options, control);
+      } catch (error) {
+        const fallback = this.v03Fallback(endpoint, operation, error);
+        if (fallback === undefined) throw error;
+        return this.atV03(fallback, error, () => this.unaryAt(fallback, operation, request, options, control));
+      }
     });
   }
 
-  private decodeAnswer(schema: Schema, raw: unknown, what: string, target: string): unknown {
+  private async unaryAt(endpoint: Endpoint, operation: UnaryOperation, request: unknown, options: A2ACallOptions, control: CallControl): Promise<unknown> {
+    control.target = redactUrl(endpoint.selected.url);
+    const call = this.prepare(operation, request, options, endpoint);
+    let attempt = 0;
+    const raw = await runResilient({
+      origin: endpoint.selected.url.origin,
+      retryable: this.retryable(operation),
+      control,
+      breakers: this.http.breakers,
+      retry: this.http.retry,
+      attempt: async () => endpoint.transport.unary({ ...call, headers: await this.headersFor(call, endpoint, options, ++attempt), control }),
+    });
+    // Empty: whatever a successful Delete carried (`{}`, `null`, nothing) means the same
+    if (operation === 'DeleteTaskPushNotificationConfig') return undefined;
+    return this.decodeAnswer(OPERATIONS[operation].response, raw, `the ${operation} result`, control.target, endpoint);
+  }
+
+  private decodeAnswer(schema: Schema, raw: unknown, what: string, target: string, endpoint: Endpoint): unknown {
     try {
       return decode(schema, raw);
     } catch (error) {
       if (!(error instanceof InvalidParamsError)) throw error;
-      throw new InvalidAgentResponseError(`${target}: ${what} is not valid A2A ${PROTOCOL_VERSION} (${error.violationsText(10)})`);
+      throw new InvalidAgentResponseError(`${target}: ${what} is not valid A2A ${endpoint.selected.protocolVersion} (${error.violationsText(10)})`);
     }
+  }
+
+  /** Opens a stream at `endpoint` (before events flow, only a subscription is safe to open again). */
+  private openAt(endpoint: Endpoint, operation: StreamingOperation, request: unknown, options: A2ASubscribeOptions, control: CallControl): Promise<OpenedStream> {
+    control.target = redactUrl(endpoint.selected.url);
+    const call = this.prepare(operation, request, options, endpoint);
+    let attempt = 0;
+    return runResilient({
+      origin: endpoint.selected.url.origin,
+      retryable: operation === 'SubscribeToTask',
+      control,
+      breakers: this.http.breakers,
+      retry: this.http.retry,
+      attempt: async () =>
+        endpoint.transport.openStream({
+          ...call,
+          headers: await this.headersFor(call, endpoint, options, ++attempt),
+          control,
+          ...(options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId }),
+        }),
+    });
   }
 
   private async *streamEvents(
@@ -416,44 +511,38 @@ export class A2AClient {
     control.startDeadline(options.timeoutMs ?? this.timeoutMs);
     let opened: OpenedStream | undefined;
     let completed = false;
+    let endedByPeer = false;
     try {
-      const endpoint = await this.endpoint(control);
-      control.target = redactUrl(endpoint.selected.url);
-      const call = this.prepare(operation, request, options, endpoint);
-      let attempt = 0;
-      opened = await runResilient({
-        origin: endpoint.selected.url.origin,
-        // once events flow nothing is retried; before that, only a subscription is safe to open again
-        retryable: operation === 'SubscribeToTask',
-        control,
-        breakers: this.http.breakers,
-        retry: this.http.retry,
-        attempt: async () =>
-          endpoint.transport.openStream({
-            ...call,
-            headers: await this.headersFor(call, endpoint, options, ++attempt),
-            control,
-            ...(options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId }),
-          }),
-      });
+      let endpoint = await this.endpoint(control);
+      try {
+        opened = await this.openAt(endpoint, operation, request, options, control);
+      } catch (error) {
+        const fallback = this.v03Fallback(endpoint, operation, error);
+        if (fallback === undefined) throw error;
+        opened = await this.atV03(fallback, error, () => this.openAt(fallback, operation, request, options, control));
+        endpoint = fallback;
+      }
       // the stream is open: from now on silence, not duration, is what ends it
       control.clearDeadline();
       control.touchIdle(options.idleTimeoutMs ?? this.idleTimeoutMs);
       const { facts } = opened;
       const messages = readSse(opened.body, { maxEventChars: this.http.maxResponseBytes, onActivity: () => control.touchIdle(), target: facts.target });
       for await (const message of messages) {
-        const event = this.decodeAnswer(StreamResponseSchema, endpoint.transport.eventPayload(message, facts), 'a stream event', facts.target) as StreamResponse;
+        const event = this.decodeAnswer(StreamResponseSchema, endpoint.transport.eventPayload(message, facts), 'a stream event', facts.target, endpoint) as StreamResponse;
         if (message.id !== undefined && message.id !== '') sink.setLastEventId(message.id);
         control.pauseIdle();
         yield event;
         control.touchIdle();
+        // 0.3: `final` says nothing follows, whether or not the peer closes the stream
+        endedByPeer = endpoint.transport.endsStream?.(message) === true;
+        if (endedByPeer) break;
       }
       completed = true;
     } catch (error) {
       throw control.failure(error);
     } finally {
       control.dispose();
-      if (!completed) opened?.body.destroy();
+      if (!completed || endedByPeer) opened?.body.destroy();
     }
   }
 }

@@ -50,26 +50,30 @@ describe('readAgentCard', () => {
     expect(card).not.toHaveProperty('url');
   });
 
-  it('reads a 0.3 card with synthesised 0.3 interfaces (default transport JSONRPC) and its extended-card flag', () => {
+  it('reads a 0.3 card: synthesised 0.3 interfaces (default transport JSONRPC), its extended-card flag and security in 1.0 form', () => {
     const { supportedInterfaces: _, capabilities: __, ...rest } = v1;
-    const { card, legacy } = readAgentCard(
-      {
-        ...rest,
-        url: 'https://a.example/rpc',
-        capabilities: {},
-        supportsAuthenticatedExtendedCard: true,
-        additionalInterfaces: [{ url: 'https://a.example/rpc', transport: 'JSONRPC' }, { url: 'https://a.example/grpc', transport: 'GRPC' }, 'junk'],
-        securitySchemes: { k: { type: 'apiKey', in: 'header', name: 'X' } },
-      },
-      'card',
-    );
+    const legacyCard = {
+      ...rest,
+      protocolVersion: '0.3.0',
+      url: 'https://a.example/rpc',
+      capabilities: {},
+      supportsAuthenticatedExtendedCard: true,
+      additionalInterfaces: [{ url: 'https://a.example/rpc', transport: 'JSONRPC' }, { url: 'https://a.example/grpc', transport: 'GRPC' }],
+      securitySchemes: { k: { type: 'apiKey', in: 'header', name: 'X' } },
+      security: [{ k: [] }],
+    };
+    const { card, legacy } = readAgentCard(legacyCard, 'card');
     expect(legacy).toBe(true);
     expect(card.supportedInterfaces).toEqual([
       { url: 'https://a.example/rpc', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: 'https://a.example/grpc', protocolBinding: 'GRPC', protocolVersion: '0.3' },
     ]);
     expect(card.capabilities.extendedAgentCard).toBe(true);
-    expect(card.securitySchemes).toBeUndefined();
+    expect(card.securitySchemes).toEqual({ k: { apiKeySecurityScheme: { location: 'header', name: 'X' } } });
+    expect(card.securityRequirements).toEqual([{ schemes: { k: {} } }]);
+    expect(() => readAgentCard({ ...legacyCard, additionalInterfaces: [...legacyCard.additionalInterfaces, 'junk'] }, 'https://a.example/card.json')).toThrow(
+      'https://a.example/card.json: not a valid A2A 0.3 Agent Card (additionalInterfaces[2] must be a JSON object)',
+    );
   });
 
   it('refuses what is not a card, naming the fields', () => {

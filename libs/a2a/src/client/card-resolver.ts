@@ -4,10 +4,11 @@
  * `If-None-Match` / `If-Modified-Since` (a 304 keeps the card), and optionally verified against
  * the peer's signing keys (§8.4.3): a card that does not verify is refused.
  *
- * Cards are decoded with the A2A 1.0 schema. A pure 0.3 card (no `supportedInterfaces`) is read
- * leniently, its interfaces synthesised from `url` / `preferredTransport` / `additionalInterfaces`
- * with protocol version 0.3 (SDK practice, digest §6.3), so that the client can say clearly that
- * it cannot talk to it rather than "invalid card".
+ * Cards are decoded with the A2A 1.0 schema. A pure 0.3 card (no `supportedInterfaces`, a `url`)
+ * is decoded with the 0.3 schema, as strictly, and translated: its interfaces synthesised from
+ * `url` / `preferredTransport` / `additionalInterfaces` with its protocol version (SDK practice,
+ * digest §6.3), its security schemes and requirements in their 1.0 form. A hybrid card (both) is
+ * read as the 1.0 card it holds.
  *
  * The card, JWKS and every redirect target are subject to the egress policy; redirects are never
  * followed.
@@ -20,7 +21,8 @@ import { InvalidAgentResponseError, InvalidParamsError } from '../protocol/error
 import { isPlainObject } from '../protocol/json-value.js';
 import { AgentCardSchema } from '../protocol/schemas.js';
 import { VERSION_HEADER } from '../protocol/service-params.js';
-import { PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
+import { PROTOCOL_VERSION, type AgentCard } from '../protocol/types.js';
+import { agentCardFromV03, isV03AgentCard } from '../protocol/v03/agent-card.js';
 import { A2AHttp, httpOptionProblems, parseJson, type A2AHttpOptions, type HttpResponse } from './a2a-http.js';
 import { CallControl, raceSignal } from './call-control.js';
 import { InvalidClientOptionsError } from './client-errors.js';
@@ -122,42 +124,18 @@ export function agentCardUrl(input: string | URL): string {
   return url.href;
 }
 
-/** `Major.Minor` of a 0.x version string, `0.3` when absent or unreadable. */
-function legacyVersion(value: unknown): string {
-  const match = typeof value === 'string' ? /^(\d+)\.(\d+)/.exec(value.trim()) : null;
-  return match ? `${Number(match[1])}.${Number(match[2])}` : '0.3';
-}
-
-/** A 0.3 card read as 1.0: interfaces synthesised; 0.3-shaped security fields dropped (this client cannot use the card anyway). */
-function fromLegacyCard(raw: Record<string, unknown>): Record<string, unknown> {
-  const version = legacyVersion(raw.protocolVersion);
-  const interfaces: AgentInterface[] = [];
-  const add = (url: unknown, transport: unknown): void => {
-    if (typeof url !== 'string' || url === '') return;
-    const protocolBinding = typeof transport === 'string' && transport !== '' ? transport : 'JSONRPC';
-    if (!interfaces.some((i) => i.url === url && i.protocolBinding === protocolBinding)) interfaces.push({ url, protocolBinding, protocolVersion: version });
-  };
-  add(raw.url, raw.preferredTransport);
-  if (Array.isArray(raw.additionalInterfaces)) for (const extra of raw.additionalInterfaces) if (isPlainObject(extra)) add(extra.url, extra.transport);
-  const capabilities = isPlainObject(raw.capabilities) ? { ...raw.capabilities } : {};
-  if (raw.supportsAuthenticatedExtendedCard === true) capabilities.extendedAgentCard = true;
-  const { securitySchemes: _schemes, securityRequirements: _requirements, signatures: _signatures, ...rest } = raw;
-  return { ...rest, capabilities, supportedInterfaces: interfaces };
-}
-
 /**
- * Decodes a card received as JSON: A2A 1.0, or 0.3 read leniently (see the file comment).
+ * Decodes a card received as JSON: A2A 1.0, or 0.3 (see the file comment).
  * @throws InvalidAgentResponseError naming what is wrong
  */
 export function readAgentCard(raw: unknown, target: string): { card: AgentCard; legacy: boolean } {
   if (!isPlainObject(raw)) throw new InvalidAgentResponseError(`${target}: the Agent Card is not a JSON object`);
-  const interfaces = raw.supportedInterfaces ?? raw.supported_interfaces;
-  const legacy = (interfaces === undefined || interfaces === null || (Array.isArray(interfaces) && interfaces.length === 0)) && typeof raw.url === 'string';
+  const legacy = isV03AgentCard(raw);
   try {
-    return { card: decode(AgentCardSchema, legacy ? fromLegacyCard(raw) : raw), legacy };
+    return { card: legacy ? agentCardFromV03(raw) : decode(AgentCardSchema, raw), legacy };
   } catch (error) {
     if (!(error instanceof InvalidParamsError)) throw error;
-    throw new InvalidAgentResponseError(`${target}: not a valid A2A Agent Card (${error.violationsText(10)})`);
+    throw new InvalidAgentResponseError(`${target}: not a valid A2A ${legacy ? '0.3 ' : ''}Agent Card (${error.violationsText(10)})`);
   }
 }
 

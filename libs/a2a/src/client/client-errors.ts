@@ -66,8 +66,8 @@ export class CircuitOpenError extends A2AClientError {
 }
 
 /**
- * The Agent Card lists no interface this client speaks (JSON-RPC or HTTP+JSON at A2A 1.0), for
- * example an A2A 0.3 card.
+ * The Agent Card lists no interface this client speaks (JSON-RPC or HTTP+JSON, at A2A 1.0 or
+ * 0.3), for example only gRPC, or a version it does not know.
  * @publicApi
  */
 export class NoCompatibleInterfaceError extends A2AClientError {
@@ -80,10 +80,7 @@ export class NoCompatibleInterfaceError extends A2AClientError {
     readonly preferredBinding?: string,
   ) {
     const list = offered.length === 0 ? 'nothing' : offered.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ');
-    const legacy = offered.length > 0 && offered.every((i) => i.protocolVersion.startsWith('0.')) ? ' (an A2A 0.x agent: it must be upgraded to A2A 1.0)' : '';
-    super(
-      `${cardUrl ?? 'the Agent Card'}: no interface this client can use; it speaks ${supported.join(' or ')} at A2A 1.0, the card offers ${list}${legacy}`,
-    );
+    super(`${cardUrl ?? 'the Agent Card'}: no interface this client can use; it speaks ${supported.join(' or ')} at A2A 1.0 or 0.3, the card offers ${list}`);
   }
 }
 

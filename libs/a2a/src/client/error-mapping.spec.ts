@@ -20,6 +20,7 @@ import {
 import { A2AHttpError, UnknownA2AError } from './client-errors.js';
 import { retryAfterMs } from '../net/retry-after.js';
 import { errorFacts, errorFromJsonRpc, errorFromRest, errorFromStatus, type HttpFacts } from './error-mapping.js';
+import { toV03Error } from '../protocol/v03/errors.js';
 
 const facts = (statusCode = 200, headers: HttpFacts['headers'] = {}): HttpFacts => ({ statusCode, headers, target: 'https://peer.example/a2a' });
 const info = (reason: string, domain = 'a2a-protocol.org', metadata?: Record<string, unknown>) => ({
@@ -169,5 +170,19 @@ describe('retryAfterMs', () => {
     [undefined, undefined],
   ])('%p → %p', (value, expected) => {
     expect(retryAfterMs(value, Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(expected);
+  });
+});
+
+describe('errors on the 0.3 wire (protocol/v03 toV03Error) read back into the same class', () => {
+  it.each([
+    ...A2A_ERROR_CLASSES.map((cls) => [cls.name, new cls('the peer says', { detail: 'x' })] as const),
+    ['InvalidParamsError', new InvalidParamsError([{ field: 'message.parts', description: 'is required and must not be empty' }])] as const,
+    ['UnauthenticatedError (HTTP 401)', new UnauthenticatedError()] as const,
+  ])('%s', (_name, error) => {
+    const read = errorFromJsonRpc(toV03Error(error), facts(error.httpStatus === 401 ? 401 : 200));
+    expect(read).toBeInstanceOf(error.constructor);
+    expect(read.message).toBe(error.message);
+    expect(read.metadata).toEqual(error.metadata);
+    expect(read.fieldViolations).toEqual(error.fieldViolations);
   });
 });

@@ -6,6 +6,7 @@
 import { InvalidAgentResponseError } from '../protocol/errors.js';
 import { JSON_MEDIA_TYPE } from '../protocol/json-body.js';
 import { isPlainObject } from '../protocol/json-value.js';
+import type { A2AOperation } from '../protocol/operations.js';
 import { A2AHttp, parseJson, type HttpResponse } from './a2a-http.js';
 import type { CallControl } from './call-control.js';
 import { errorFromJsonRpc, errorFromStatus, factsOf, type HttpFacts } from './error-mapping.js';
@@ -21,6 +22,8 @@ export class JsonRpcTransport implements A2ATransport {
   constructor(
     private readonly http: A2AHttp,
     readonly url: URL,
+    /** The JSON-RPC method of an operation: its own name in 1.0 (§9.1). */
+    private readonly methodOf: (operation: A2AOperation) => string = (operation) => operation,
   ) {}
 
   urlFor(): URL {
@@ -30,7 +33,7 @@ export class JsonRpcTransport implements A2ATransport {
   private body(call: TransportCall): { id: number; text: string } {
     const id = this.nextId++;
     const params = call.tenant ? { ...call.params, tenant: call.tenant } : call.params;
-    return { id, text: JSON.stringify({ jsonrpc: '2.0', id, method: call.operation, params }) };
+    return { id, text: JSON.stringify({ jsonrpc: '2.0', id, method: this.methodOf(call.operation), params }) };
   }
 
   private send(call: TransportCall, text: string, accept: string, extra: Record<string, string> = {}): Promise<HttpResponse> {

@@ -11,11 +11,11 @@ import { A2A_JSON, JSON_MEDIA_TYPE } from '../protocol/json-body.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import { OPERATIONS } from '../protocol/operations.js';
 import { REST_ROUTES, type RestRoute } from '../protocol/rest-routes.js';
-import { A2AHttp, mediaTypeOf, parseJson, type HttpResponse } from './a2a-http.js';
+import { A2AHttp, parseJson, type HttpResponse } from './a2a-http.js';
 import { errorFromAnswer, errorFromRest, factsOf, statusOf, type HttpFacts } from './error-mapping.js';
 import type { A2ABinding } from './interface-selection.js';
 import type { SseMessage } from './sse-reader.js';
-import { eventStreamOf, parseEventData, SSE_MEDIA_TYPE, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
+import { parseEventData, SSE_MEDIA_TYPE, streamOrError, type A2ATransport, type OpenedStream, type StreamingOperation, type TransportCall, type UnaryOperation } from './transport.js';
 
 const JSON_ACCEPT = `${A2A_JSON}, ${JSON_MEDIA_TYPE}`;
 
@@ -33,7 +33,7 @@ function routesOf(operation: string): RestRoute[] {
 }
 
 /** A 404/405 that says "no such route", not "no such task". */
-function isUnknownRoute(error: unknown): boolean {
+export function isUnknownRoute(error: unknown): boolean {
   if (error instanceof TaskNotFoundError) return false;
   const status = statusOf(error);
   return status === 404 || status === 405;
@@ -114,12 +114,7 @@ export class RestTransport implements A2ATransport {
   }
 
   private async open(route: RestRoute, call: TransportCall, accept: string, extra: Record<string, string>): Promise<OpenedStream> {
-    const response = await this.send(route, call, accept, extra);
-    const opened = eventStreamOf(response);
-    if (opened) return opened;
-    const bytes = await this.http.readBody(response, call.control);
-    if (response.statusCode < 200 || response.statusCode >= 300) throw errorFromAnswer(bytes, factsOf(response));
-    throw new InvalidAgentResponseError(`${response.target}: ${call.operation} was answered with ${mediaTypeOf(response.headers) || 'a body'} instead of an event stream`);
+    return streamOrError(this.http, await this.send(route, call, accept, extra), call, errorFromAnswer);
   }
 
   eventPayload(message: SseMessage, facts: HttpFacts): unknown {

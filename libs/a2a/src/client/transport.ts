@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream';
 import { InvalidAgentResponseError } from '../protocol/errors.js';
 import type { A2AOperation } from '../protocol/operations.js';
-import { mediaTypeOf, type HttpResponse } from './a2a-http.js';
+import { mediaTypeOf, type A2AHttp, type HttpResponse } from './a2a-http.js';
 import type { CallControl } from './call-control.js';
 import { factsOf, type HttpFacts } from './error-mapping.js';
 import type { A2ABinding } from './interface-selection.js';
@@ -44,6 +44,11 @@ export interface A2ATransport {
   openStream(call: TransportCall<StreamingOperation> & { lastEventId?: string }): Promise<OpenedStream>;
   /** One SSE event → the raw StreamResponse; throws the typed error an error event carries. */
   eventPayload(message: SseMessage, facts: HttpFacts): unknown;
+  /**
+   * After `eventPayload` read `message`: did the peer say no event follows (A2A 0.3's `final`)?
+   * A 1.0 stream ends when the server closes it, so 1.0 transports leave this out.
+   */
+  endsStream?(message: SseMessage): boolean;
 }
 
 export const SSE_MEDIA_TYPE = 'text/event-stream';
@@ -61,4 +66,21 @@ export function parseEventData(message: SseMessage, facts: HttpFacts): unknown {
   } catch {
     throw new InvalidAgentResponseError(`${facts.target}: a stream event is not valid JSON`);
   }
+}
+
+/**
+ * The stream a REST answer opened; else the error its body carries (read by `errorOf`), or, for a
+ * success that is not a stream, InvalidAgentResponseError.
+ */
+export async function streamOrError(
+  http: A2AHttp,
+  response: HttpResponse,
+  call: Pick<TransportCall, 'operation' | 'control'>,
+  errorOf: (body: Buffer, facts: HttpFacts) => Error,
+): Promise<OpenedStream> {
+  const opened = eventStreamOf(response);
+  if (opened) return opened;
+  const bytes = await http.readBody(response, call.control);
+  if (response.statusCode < 200 || response.statusCode >= 300) throw errorOf(bytes, factsOf(response));
+  throw new InvalidAgentResponseError(`${response.target}: ${call.operation} was answered with ${mediaTypeOf(response.headers) || 'a body'} instead of an event stream`);
 }

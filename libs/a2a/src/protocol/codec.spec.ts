@@ -3,7 +3,7 @@
  * examples of the spec digest (§1.1 rules, §1.2 shapes, §1.3 field tables).
  */
 import { describe, expect, it } from '@jest/globals';
-import { DEFAULT_DECODE_LIMITS, MAX_VIOLATIONS, decode, encode, type DecodeLimits, type Schema } from './codec.js';
+import { DEFAULT_DECODE_LIMITS, MAX_VIOLATIONS, decode, encode, schema, union, type DecodeLimits, type Schema } from './codec.js';
 import { BAD_REQUEST_TYPE, InvalidParamsError, type FieldViolation } from './errors.js';
 import * as S from './schemas.js';
 import { thrown } from '../testing/thrown.js';
@@ -946,5 +946,69 @@ describe('decode: limits, checked while decoding', () => {
     const key = 'k'.repeat(5000);
     const [violation] = violations(S.OAuthFlowsSchema, { authorizationCode: { authorizationUrl: 'https://a', tokenUrl: 'https://t', scopes: { [key]: 1 } } });
     expect(violation.field).toBe(`authorizationCode.scopes.${'k'.repeat(64)}…`);
+  });
+});
+
+// ---- what the A2A 0.3 JSON model needs (see v03/schemas.ts) ----
+
+describe('discriminated schemas and unions', () => {
+  const Cat = schema('Cat', { name: { type: 'string', required: true } }, undefined, { discriminator: { key: 'kind', value: 'cat' } });
+  const Dog = schema('Dog', { barks: { type: 'bool' } }, undefined, { discriminator: { key: 'kind', value: 'dog' } });
+  const Pet = union('Pet', () => [Cat, Dog]);
+  const Home = schema('Home', { pet: { type: { message: () => Pet } }, cat: { type: { message: () => Cat } } });
+
+  it('a union picks the variant by the discriminator, written first on output', () => {
+    expect(decode(Home, { pet: { kind: 'dog', barks: true } })).toEqual({ pet: { kind: 'dog', barks: true } });
+    expect(Object.keys(encode(Pet, { name: 'Tom', kind: 'cat' } as never))).toEqual(['kind', 'name']);
+  });
+
+  it('in a union the discriminator must be there and one of the variants; its value is never echoed', () => {
+    expect(violations(Home, { pet: { barks: true } })).toEqual([{ field: 'pet.kind', description: 'must be one of "cat", "dog"' }]);
+    expect(violations(Home, { pet: { kind: 'x'.repeat(10_000) } })).toEqual([{ field: 'pet.kind', description: 'must be one of "cat", "dog"' }]);
+  });
+
+  it('where only one schema can be, the discriminator may be left out; a wrong one is refused', () => {
+    expect(decode(Home, { cat: { name: 'Tom' } })).toEqual({ cat: { kind: 'cat', name: 'Tom' } });
+    expect(violations(Home, { cat: { kind: 'dog', name: 'Tom' } })).toEqual([{ field: 'cat.kind', description: 'must be "cat"' }]);
+  });
+});
+
+describe('aliases, lists in maps, names-only enums, ISO 8601 date-times', () => {
+  const S03 = schema('S03', {
+    message: { type: 'string', aliases: ['request', 'legacyName'] },
+    scopes: { type: { map: { list: 'string' } } },
+    state: { type: { enum: ['a', 'b'], namesOnly: true }, presence: true },
+    at: { type: 'datetime' },
+  });
+
+  it('reads a field under an alias (and its snake_case form); two names for one field are refused', () => {
+    expect(decode(S03, { request: 'x' })).toEqual({ message: 'x' });
+    expect(decode(S03, { legacy_name: 'x' })).toEqual({ message: 'x' });
+    expect(fields(S03, { message: 'x', request: 'y' })).toEqual(['message']);
+  });
+
+  it('a map of lists', () => {
+    expect(decode(S03, { scopes: { google: ['openid'], none: [] } })).toEqual({ scopes: { google: ['openid'], none: [] } });
+    expect(violations(S03, { scopes: { google: 'openid', bad: [1] } })).toEqual([
+      { field: 'scopes.google', description: 'must be an array' },
+      { field: 'scopes.bad[0]', description: 'must be a string' },
+    ]);
+  });
+
+  it('a names-only enum refuses numbers', () => {
+    expect(decode(S03, { state: 'a' })).toEqual({ state: 'a' });
+    expect(fields(S03, { state: 0 })).toEqual(['state']);
+  });
+
+  it.each([
+    ['2025-04-02T16:59:25.331844', '2025-04-02T16:59:25.331Z'],
+    ['2024-03-15T10:10:00Z', '2024-03-15T10:10:00.000Z'],
+    ['2024-03-15T12:10:00+02:00', '2024-03-15T10:10:00.000Z'],
+  ])('a date-time %s, without an offset read as UTC → %s', (input, expected) => {
+    expect(decode(S03, { at: input })).toEqual({ at: expected });
+  });
+
+  it.each(['2025-04-02', '2025-02-30T10:00:00', 'yesterday'])('refuses %s', (input) => {
+    expect(violations(S03, { at: input })).toEqual([{ field: 'at', description: expect.stringContaining('ISO 8601') }]);
   });
 });

@@ -17,12 +17,20 @@
 import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { isPlainObject, jsonSizeOf, setEntry } from './json-value.js';
 
-export type ScalarType = 'string' | 'bool' | 'int32' | 'bytes' | 'timestamp' | 'struct' | 'value';
+/**
+ * `timestamp`: RFC 3339 with an offset (ProtoJSON). `datetime`: ISO 8601 as A2A 0.3 allowed it, the
+ * offset optional (one without is read as UTC, as the Python SDK wrote them); both normalised to
+ * UTC `Z` with milliseconds.
+ */
+export type ScalarType = 'string' | 'bool' | 'int32' | 'bytes' | 'timestamp' | 'datetime' | 'struct' | 'value';
 export type FieldType =
   | ScalarType
-  | { readonly enum: readonly string[] }
+  /** `namesOnly`: the names, never the numbers (JSON Schema enums, not ProtoJSON ones). */
+  | { readonly enum: readonly string[]; readonly namesOnly?: boolean }
   | { readonly message: () => Schema }
-  | { readonly map: FieldType };
+  | { readonly map: FieldType }
+  /** A JSON array of one element type, where a repeated field cannot say it (a map's values). */
+  | { readonly list: FieldType };
 
 export interface FieldSpec {
   readonly type: FieldType;
@@ -35,6 +43,8 @@ export interface FieldSpec {
   readonly presence?: boolean;
   readonly min?: number;
   readonly max?: number;
+  /** Other names the field is read under (a proto field name beside its `json_name`). */
+  readonly aliases?: readonly string[];
   /**
    * Which of the {@link DecodeLimits} bounds the field: `parts` (its item count), `partContent`
    * (the bytes of a part's content), `metadata` (its JSON bytes). Every other repeated field and
@@ -48,28 +58,66 @@ export interface OneofSpec {
   readonly required?: boolean;
 }
 
+/** A member whose constant value says what a JSON object is (A2A 0.3: `"kind": "task"`). */
+export interface Discriminator {
+  readonly key: string;
+  readonly value: string;
+}
+
 /** A message schema; `T` only ties a schema to its TypeScript type. */
 export interface Schema<T = unknown> {
   readonly name: string;
   readonly fields: Readonly<Record<string, FieldSpec>>;
   readonly oneofs?: Readonly<Record<string, OneofSpec>>;
+  /** Checked on input (absent, or exactly this value; in a union it must be there) and written first on output. */
+  readonly discriminator?: Discriminator;
+  /** A union of discriminated schemas sharing one key: the input's value of that key picks the schema. */
+  readonly variants?: () => readonly Schema[];
+  /** Field name by alias. */
+  readonly aliases?: Readonly<Record<string, string>>;
   /** @internal phantom */
   readonly __type?: T;
 }
 
-export function schema<T>(name: string, fields: Record<string, FieldSpec>, oneofs?: Record<string, OneofSpec>): Schema<T> {
+export function schema<T>(
+  name: string,
+  fields: Record<string, FieldSpec>,
+  oneofs?: Record<string, OneofSpec>,
+  options: { discriminator?: Discriminator } = {},
+): Schema<T> {
   // members of a oneof have explicit presence in proto3: `{"text": ""}` is a text part
   const members = new Set(Object.values(oneofs ?? {}).flatMap((o) => o.members));
   const withPresence = Object.fromEntries(
     Object.entries(fields).map(([key, spec]) => [key, members.has(key) ? { ...spec, presence: true } : spec]),
   );
-  return { name, fields: withPresence, oneofs };
+  const aliases = Object.fromEntries(Object.entries(fields).flatMap(([key, spec]) => (spec.aliases ?? []).map((alias) => [alias, key])));
+  return {
+    name,
+    fields: withPresence,
+    oneofs,
+    ...(options.discriminator === undefined ? {} : { discriminator: options.discriminator }),
+    ...(Object.keys(aliases).length === 0 ? {} : { aliases }),
+  };
+}
+
+/**
+ * A union of schemas told apart by the value of one member (`kind`, `type`), each variant's
+ * {@link Discriminator}. Decoding names the member when its value is none of theirs.
+ */
+export function union<T>(name: string, variants: () => readonly Schema[]): Schema<T> {
+  return { name, fields: {}, variants };
+}
+
+function discriminatorOf(variant: Schema, union: Schema): Discriminator {
+  if (variant.discriminator === undefined) throw new TypeError(`${union.name}: variant ${variant.name} has no discriminator`);
+  return variant.discriminator;
 }
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const BASE64 = /^(?:[A-Za-z0-9+/\-_]{4})*(?:[A-Za-z0-9+/\-_]{2}(?:==)?|[A-Za-z0-9+/\-_]{3}=?)?$/;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const ISO_DATETIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})?$/;
 
 /** snake_case → lowerCamelCase (`context_id` → `contextId`). */
 function camel(key: string): string {
@@ -197,12 +245,19 @@ class Decoder {
 
   message(schema: Schema, input: unknown, path: string): Record<string, unknown> | undefined {
     if (!isPlainObject(input)) return this.fail(path || '(body)', 'must be a JSON object');
+    if (schema.variants !== undefined) return this.variant(schema, input, path);
     const out: Record<string, unknown> = {};
+    if (schema.discriminator !== undefined) {
+      // where only one schema can be (not in a union), the discriminator may be left out; a wrong one is refused
+      const { key, value } = schema.discriminator;
+      if (input[key] !== undefined && input[key] !== value) this.fail(join(path, key), `must be ${JSON.stringify(value)}`);
+      else out[key] = value;
+    }
     const seen = new Set<string>();
     /** Fields whose value was refused: already reported, so not "required" again. */
     const refused = new Set<string>();
     for (const [rawKey, rawValue] of Object.entries(input)) {
-      const key = rawKey in schema.fields ? rawKey : camel(rawKey);
+      const key = fieldName(schema, rawKey);
       const spec = schema.fields[key];
       if (!spec) continue; // unknown fields are ignored (spec §5.7)
       const fieldPath = join(path, key);
@@ -219,6 +274,15 @@ class Decoder {
     this.checkRequired(schema, out, path, refused);
     this.checkOneofs(schema, out, path, refused);
     return out;
+  }
+
+  /** A union: the discriminator's value picks the variant (its value is never echoed: it may be anything). */
+  private variant(schema: Schema, input: Record<string, unknown>, path: string): Record<string, unknown> | undefined {
+    const variants = schema.variants!();
+    const key = discriminatorOf(variants[0], schema).key;
+    const match = variants.find((v) => discriminatorOf(v, schema).value === input[key]);
+    if (match === undefined) return this.fail(join(path, key), `must be one of ${variants.map((v) => JSON.stringify(discriminatorOf(v, schema).value)).join(', ')}`);
+    return this.message(match, input, path);
   }
 
   private field(spec: FieldSpec, raw: unknown, path: string): unknown {
@@ -243,8 +307,13 @@ class Decoder {
   private single(spec: FieldSpec, raw: unknown, path: string): unknown {
     const type = spec.type;
     if (typeof type === 'object') {
-      if ('enum' in type) return this.enumValue(type.enum, raw, path);
+      if ('enum' in type) return this.enumValue(type.enum, raw, path, type.namesOnly === true);
       if ('message' in type) return this.message(type.message(), raw, path);
+      if ('list' in type) {
+        if (!Array.isArray(raw)) return this.fail(path, 'must be an array');
+        if (this.listTooLong(spec, raw, path)) return undefined;
+        return raw.map((item, i) => this.single({ type: type.list }, item, `${path}[${i}]`)).filter((item) => item !== undefined);
+      }
       if (!isPlainObject(raw)) return this.fail(path, 'must be a JSON object');
       if (this.limits !== undefined) {
         let entries = 0;
@@ -268,7 +337,9 @@ class Decoder {
         if (typeof raw !== 'string' || !BASE64.test(raw)) return this.fail(path, 'must be a base64 string');
         return Buffer.from(raw, 'base64').toString('base64');
       case 'timestamp':
-        return this.timestamp(raw, path);
+        return this.timestamp(raw, path, RFC3339);
+      case 'datetime':
+        return this.timestamp(raw, path, ISO_DATETIME);
       case 'struct':
         return isPlainObject(raw) ? raw : this.fail(path, 'must be a JSON object');
       case 'value':
@@ -276,9 +347,9 @@ class Decoder {
     }
   }
 
-  private enumValue(names: readonly string[], raw: unknown, path: string): string | undefined {
+  private enumValue(names: readonly string[], raw: unknown, path: string, namesOnly: boolean): string | undefined {
     if (typeof raw === 'string' && names.includes(raw)) return raw;
-    if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw < names.length) return names[raw];
+    if (!namesOnly && typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw < names.length) return names[raw];
     return this.fail(path, `must be one of ${names.join(', ')}`);
   }
 
@@ -292,10 +363,13 @@ class Decoder {
     return value;
   }
 
-  private timestamp(raw: unknown, path: string): string | undefined {
-    const match = typeof raw === 'string' ? RFC3339.exec(raw) : null;
-    const time = match ? Date.parse(raw as string) : NaN;
-    if (!match || Number.isNaN(time) || !isCalendarTime(match)) return this.fail(path, 'must be an RFC 3339 timestamp, e.g. 2026-01-31T10:00:00.000Z');
+  private timestamp(raw: unknown, path: string, pattern: RegExp): string | undefined {
+    const match = typeof raw === 'string' ? pattern.exec(raw) : null;
+    // no offset: UTC (Date.parse would read the local time)
+    const time = match ? Date.parse(match[8] === undefined ? `${raw as string}Z` : (raw as string)) : NaN;
+    if (!match || Number.isNaN(time) || !isCalendarTime(match)) {
+      return this.fail(path, pattern === RFC3339 ? 'must be an RFC 3339 timestamp, e.g. 2026-01-31T10:00:00.000Z' : 'must be an ISO 8601 date-time, e.g. 2026-01-31T10:00:00.000Z');
+    }
     return new Date(time).toISOString();
   }
 
@@ -309,7 +383,8 @@ class Decoder {
         continue;
       }
       // a present-but-default value was dropped by field(): report it the same way
-      this.fail(join(path, key), spec.repeated ? 'is required and must not be empty' : 'is required');
+      // a REQUIRED list with presence may be empty: it only has to be there
+      this.fail(join(path, key), spec.repeated && !spec.presence ? 'is required and must not be empty' : 'is required');
     }
   }
 
@@ -321,6 +396,15 @@ class Decoder {
       if (set.length === 0 && oneof.required && !reported) this.fail(path || name, `one of ${oneof.members.join(', ')} is required`);
     }
   }
+}
+
+/** The field a key of the input names: itself, an alias, or its camelCase form (or that form's alias). */
+function fieldName(schema: Schema, rawKey: string): string {
+  if (rawKey in schema.fields) return rawKey;
+  const aliased = schema.aliases?.[rawKey];
+  if (aliased !== undefined) return aliased;
+  const key = camel(rawKey);
+  return schema.aliases?.[key] ?? key;
 }
 
 /**
@@ -376,7 +460,13 @@ export function encode<T>(schema: Schema<T>, value: T, options: EncodeOptions = 
 }
 
 function encodeMessage(schema: Schema, value: Record<string, unknown>, fill: boolean): Record<string, unknown> {
+  if (schema.variants !== undefined) {
+    const variant = schema.variants().find((v) => value[discriminatorOf(v, schema).key] === discriminatorOf(v, schema).value);
+    if (variant === undefined) throw new TypeError(`${schema.name}: the value is none of its variants`);
+    return encodeMessage(variant, value, fill);
+  }
   const out: Record<string, unknown> = {};
+  if (schema.discriminator !== undefined) out[schema.discriminator.key] = schema.discriminator.value;
   for (const [key, spec] of Object.entries(schema.fields)) {
     const v = value[key];
     if (v === undefined) {
@@ -398,6 +488,7 @@ function encodeSingle(type: FieldType, value: unknown, fill: boolean): unknown {
   if (typeof type === 'object') {
     if ('enum' in type) return value;
     if ('message' in type) return encodeMessage(type.message(), value as Record<string, unknown>, fill);
+    if ('list' in type) return (value as unknown[]).map((item) => encodeSingle(type.list, item, fill));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) setEntry(out, k, encodeSingle(type.map, v, fill));
     return out;

@@ -8,8 +8,8 @@ import { OPERATIONS, type A2AOperation } from './operations.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
-export interface RestRoute {
-  readonly operation: A2AOperation;
+export interface RestRoute<Op extends string = A2AOperation> {
+  readonly operation: Op;
   readonly method: HttpMethod;
   /** Relative to the interface URL; `{name}` binds a path segment to a request field. */
   readonly path: string;
@@ -39,43 +39,48 @@ export const REST_ROUTES: readonly RestRoute[] = [
   },
 ];
 
-interface CompiledRoute {
-  readonly route: RestRoute;
+interface CompiledRoute<Op extends string> {
+  readonly route: RestRoute<Op>;
   readonly pattern: RegExp;
   readonly names: string[];
 }
 
-function compile(route: RestRoute, tenantPrefixed: boolean): CompiledRoute {
+function compile<Op extends string>(route: RestRoute<Op>, tenantPrefixed: boolean): CompiledRoute<Op> {
   const names: string[] = tenantPrefixed ? ['tenant'] : [];
   // a task id never holds ':' (ids are ours), so `/tasks/x:cancel` cannot be read as GetTask
   const body = route.path
     .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
     .replace(/\{(\w+)\}/g, (_, name: string) => {
       names.push(name);
-      return name === 'id' && route.path.startsWith('/tasks/{id}') ? '([^/:]+)' : '([^/]+)';
+      return name === 'id' && route.path.includes('/tasks/{id}') ? '([^/:]+)' : '([^/]+)';
     });
   return { route, pattern: new RegExp(`^${tenantPrefixed ? '/([^/]+)' : ''}${body}/?$`), names };
 }
 
-const COMPILED: readonly CompiledRoute[] = [
-  ...REST_ROUTES.map((r) => compile(r, false)),
-  ...REST_ROUTES.map((r) => compile(r, true)),
-];
-
-export interface RestMatch {
-  readonly route: RestRoute;
+export interface RestMatch<Op extends string = A2AOperation> {
+  readonly route: RestRoute<Op>;
   /** Path-bound request fields, URL-decoded (`id`, `taskId`, `tenant`). */
   readonly pathParams: Record<string, string>;
 }
 
 /**
- * Finds the route for `method` + `path` (the part after the interface URL).
- * @throws MethodNotFoundError for an unknown path, MethodNotAllowedError for a known path with the
- *   wrong method, InvalidParamsError for a path segment that is not valid percent-encoding.
+ * A matcher over a route table: finds the route for `method` + `path` (the part after the
+ * interface URL), the table's routes first, then (with `tenants`) their `/{tenant}` forms.
+ * The matcher throws MethodNotFoundError for an unknown path, MethodNotAllowedError for a known
+ * path with the wrong method, InvalidParamsError for a path segment that is not valid
+ * percent-encoding.
  */
-export function matchRestRoute(method: string, path: string): RestMatch {
+export function restRouteMatcher<Op extends string>(routes: readonly RestRoute<Op>[], options: { tenants: boolean }): (method: string, path: string) => RestMatch<Op> {
+  const compiled = [...routes.map((r) => compile(r, false)), ...(options.tenants ? routes.map((r) => compile(r, true)) : [])];
+  return (method, path) => matchCompiled(compiled, method, path);
+}
+
+/** Finds the route of the 1.0 table for `method` + `path` (see {@link restRouteMatcher}). */
+export const matchRestRoute: (method: string, path: string) => RestMatch = restRouteMatcher(REST_ROUTES, { tenants: true });
+
+function matchCompiled<Op extends string>(routes: readonly CompiledRoute<Op>[], method: string, path: string): RestMatch<Op> {
   let allowed: HttpMethod[] = [];
-  for (const compiled of COMPILED) {
+  for (const compiled of routes) {
     const m = compiled.pattern.exec(path);
     if (!m) continue;
     if (compiled.route.method !== method) {

@@ -3,18 +3,11 @@
  * Field order follows the proto; REQUIRED and `optional` (presence) as the proto marks them.
  */
 import { schema, type FieldSpec, type Schema } from './codec.js';
+import { bool, metadata, msg, partsOf, reqStr, str, strList, struct } from './field-specs.js';
 import { ROLES, TASK_STATES } from './types.js';
 import type * as T from './types.js';
 
-const str: FieldSpec = { type: 'string' };
-const reqStr: FieldSpec = { type: 'string', required: true };
-const strList: FieldSpec = { type: 'string', repeated: true };
-const bool: FieldSpec = { type: 'bool' };
-const struct: FieldSpec = { type: 'struct' };
-/** A message's, part's, task's … own metadata: bounded by `maxMetadataBytes` in requests. */
-const metadata: FieldSpec = { type: 'struct', bound: 'metadata' };
-const parts: FieldSpec = { type: { message: () => PartSchema }, repeated: true, required: true, bound: 'parts' };
-const msg = (s: () => Schema): FieldSpec['type'] => ({ message: s });
+const parts = partsOf(() => PartSchema);
 const scopes: FieldSpec = { type: { map: 'string' } };
 
 export const PartSchema: Schema<T.Part> = schema(
