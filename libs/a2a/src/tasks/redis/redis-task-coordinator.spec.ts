@@ -3,33 +3,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { TaskContext } from '../task-context.js';
-import { TaskManager, type RunnableAgent } from '../task-manager.js';
+import { TaskManager } from '../engine/task-manager.js';
+import type { RunnableAgent } from '../engine/turn.js';
 import type { TaskScope } from '../task-store.js';
-import { RedisEventLog } from './redis-event-log.js';
+import { RedisTaskBackend } from './redis-task-backend.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
-import { RedisTaskStore } from './redis-task-store.js';
-import { keysUnder, redisOfSpec } from './testing/redis-test-support.js';
+import { keysUnder, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const redis = redisOfSpec();
 const { prefix } = redis;
 const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
 
-const backend = { keyPrefix: prefix, retention: { ttlMs: 60_000, maxTerminalTasks: 1000 } };
-
-/** One app instance: the Redis backends and a task manager on them. */
+/** One app instance: the Redis backend and a task manager on it. */
 function instance(leaseMs: number) {
-  const coordinator = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs });
-  const store = new RedisTaskStore(redis.client, backend, coordinator.claimer);
-  const log = new RedisEventLog(redis.client, backend);
-  const manager = new TaskManager({ store, log, coordinator, committer: store }, { executorTimeoutMs: 60_000 });
+  const backend = new RedisTaskBackend(redis.client, { keyPrefix: prefix, leaseMs, retention: { ttlMs: 60_000, maxTerminalTasks: 1000 } });
+  const manager = new TaskManager({ backend }, { executorTimeoutMs: 60_000 });
   return {
-    coordinator,
-    store,
+    coordinator: backend.coordinator,
+    store: backend.store,
     manager,
     close: async () => {
       await manager.shutdown();
-      await Promise.all([coordinator.close(), store.close(), log.close()]);
+      await backend.close();
     },
   };
 }

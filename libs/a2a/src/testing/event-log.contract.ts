@@ -8,9 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { StreamResponse } from '../../protocol/types.js';
-import type { EventLog, LoggedEvent } from '../event-log.js';
-import { ConcurrentTaskUpdateError } from '../task-store.js';
+import type { StreamResponse } from '../protocol/types.js';
+import type { EventLog, LoggedEvent } from '../tasks/event-log.js';
+import { ConcurrentTaskUpdateError } from '../tasks/task-store.js';
 
 export interface EventLogUnderTest {
   log: EventLog;
