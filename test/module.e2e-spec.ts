@@ -18,7 +18,7 @@ import {
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, InMemoryTaskBackend, type AgentExecutor, type TaskBackend, type TaskContext } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -580,21 +580,30 @@ describe('shutdown', () => {
 
 describe('unexpected failures', () => {
   it('answer InternalError with a fixed message on both bindings, leaking nothing', async () => {
-    const { TaskStore } = await import('nestjs-a2a');
-    const failing = {
-      get: async () => {
-        throw new Error('SECRET-db-password=hunter2');
+    const memory = new InMemoryTaskBackend();
+    const failing: TaskBackend = {
+      store: {
+        get: async () => {
+          throw new Error('SECRET-db-password=hunter2');
+        },
+        save: async () => {
+          throw new Error('SECRET');
+        },
+        list: async () => {
+          throw new Error('SECRET');
+        },
       },
-      save: async () => {
+      log: memory.log,
+      coordinator: memory.coordinator,
+      commit: async () => {
         throw new Error('SECRET');
       },
-      list: async () => {
-        throw new Error('SECRET');
-      },
+      admit: async () => undefined,
+      close: () => memory.close(),
     };
-    @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent] })
+    @Module({ imports: [A2AModule.forRoot({ taskBackend: failing })], providers: [AlphaAgent] })
     class AppModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).overrideProvider(TaskStore).useValue(failing).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
     await app.listen(0, '127.0.0.1');
     running = { app, url: await app.getUrl(), close: () => app.close() };

@@ -28,8 +28,9 @@ import {
   type A2AStreamingOptions,
   type ResolvedServerOptions,
 } from './server/server-options.js';
-import type { A2ARedisOptions } from './tasks/redis/redis-connection.js';
-import { DEFAULT_KEY_PREFIX } from './tasks/redis/redis-keys.js';
+import type { A2ARedisOptions } from './redis/redis-connection.js';
+import { DEFAULT_KEY_PREFIX } from './redis/redis-keys.js';
+import type { TaskBackend } from './tasks/task-backend.js';
 
 /** @publicApi */
 export interface A2ATaskOptions {
@@ -77,6 +78,12 @@ export interface A2AModuleOptions {
    * the optional package `ioredis`.
    */
   redis?: A2ARedisOptions;
+  /**
+   * Where tasks live, when neither memory nor the module's Redis backend will do: your own
+   * {@link TaskBackend} (store, event log, coordinator, atomic commit). The module closes it at
+   * shutdown. With it, `redis` (if set) serves push notifications only; `tasks.*` do not apply.
+   */
+  taskBackend?: TaskBackend;
   /**
    * Push notifications: webhook configs in Redis, deliveries through a BullMQ queue on a retry
    * schedule, every webhook URL checked by an egress (SSRF) policy. Setting it (`{}` for the
@@ -131,6 +138,7 @@ export interface A2AModuleExtras extends A2AServerExtras {
  */
 export interface ResolvedA2AOptions extends ResolvedServerOptions, ResolvedPeersOptions {
   readonly redis?: A2ARedisOptions;
+  readonly taskBackend?: TaskBackend;
   /** Set exactly when push notifications are on. */
   readonly push?: ResolvedPushOptions;
   readonly tasks: Required<A2ATaskOptions>;
@@ -150,6 +158,17 @@ class TasksDto {
   @IntegerOption(1000) interruptedTtlMs?: unknown;
   @IntegerOption(1024) maxStoredBytes?: unknown;
   @IntegerOption(1024) maxStoredBytesPerCaller?: unknown;
+}
+
+/** The shape of a {@link TaskBackend}: its parts and its methods (what it does is for its contract suite to say). */
+function isTaskBackend(value: unknown): boolean {
+  const backend = value as Partial<TaskBackend> | null;
+  return (
+    typeof backend === 'object' &&
+    backend !== null &&
+    [backend.commit, backend.admit, backend.close].every((method) => typeof method === 'function') &&
+    [backend.store, backend.log, backend.coordinator].every((part) => typeof part === 'object' && part !== null)
+  );
 }
 
 const isRedisClient = (client: unknown): client is Redis => isPlainObject(client) && typeof (client as { duplicate?: unknown }).duplicate === 'function';
@@ -179,6 +198,7 @@ class ModuleOptionsDto extends PeersOptionsDto {
   @Check((redis) => isPlainObject(redis) && (redis.url !== undefined || redis.options !== undefined || redis.client !== undefined), 'give a url, ioredis options or a client')
   @Nested(() => RedisDto, 'must be { url } or { options } or { client }')
   redis?: unknown;
+  @Check(isTaskBackend, 'must be a TaskBackend (store, log, coordinator, commit(), admit(), close())') taskBackend?: unknown;
   @Check((_, options) => options.redis !== undefined, 'needs redis (configs and the delivery queue live in Redis): set redis, or remove push')
   @Nested(() => PushOptionsDto, 'must be an object (use {} for the defaults)')
   push?: unknown;
@@ -241,6 +261,7 @@ function withDefaults(options: A2AModuleOptions): ResolvedA2AOptions {
     httpServer: withHttpServerDefaults(options.httpServer),
     tasks: { ...TASK_DEFAULTS, ...options.tasks },
     redis: options.redis,
+    taskBackend: options.taskBackend,
     push: options.push === undefined ? undefined : resolvePushOptions(options.push, options.redis?.keyPrefix ?? DEFAULT_KEY_PREFIX),
     ...resolvePeersOptions(options),
   };
