@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { A2AAgent, A2AModule, EventLog } from '../../libs/a2a/dist/index.js';
+import { A2AAgent, A2AModule, TaskBackend } from '../../libs/a2a/dist/index.js';
 import { SseStreams } from '../../libs/a2a/dist/server/http/sse-streams.js';
 
 /** "hold": WORKING until canceled (a stream the client leaves mid-way); anything else completes at once. */
@@ -44,7 +44,7 @@ async function measure() {
     globalThis.gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
-  const log = app.get(EventLog);
+  const log = app.get(TaskBackend).log;
   return {
     heapUsed: process.memoryUsage().heapUsed,
     openStreams: app.get(SseStreams).size,
