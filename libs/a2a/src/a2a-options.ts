@@ -14,6 +14,7 @@ import type { ToolApproval } from './client/peers/tool-approval.js';
 import { isPlainObject } from './protocol/json-value.js';
 import { PushOptionsDto, resolvePushOptions, type A2APushOptions, type ResolvedPushOptions } from './push/push-options.js';
 import type { A2APathOptions } from './server/a2a-paths.js';
+import { HttpServerOption, withHttpServerDefaults, type A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
 import {
   CardDto,
   LimitsDto,
@@ -104,6 +105,11 @@ export interface A2AModuleOptions {
    * Default false: such a start-up fails, since every caller would share one identity.
    */
   allowUnauthenticated?: boolean;
+  /**
+   * Timeouts of the HTTP server the app runs on, which cut clients that trickle their headers or
+   * body (they apply to every route of that server); `false` leaves the server as you set it.
+   */
+  httpServer?: A2AHttpServerOptions | false;
 }
 
 /**
@@ -188,6 +194,7 @@ class ModuleOptionsDto extends PeersOptionsDto {
   @Nested(() => LimitsDto, 'must be an object') limits?: unknown;
   @Nested(() => TasksDto, 'must be an object') tasks?: unknown;
   @Nested(() => SigningDto, 'must be { keys: [{ key, alg, kid }] }') signing?: unknown;
+  @HttpServerOption() httpServer?: unknown;
   @Check((redis) => isPlainObject(redis) && (redis.url !== undefined || redis.options !== undefined || redis.client !== undefined), 'give a url, ioredis options or a client')
   @Nested(() => RedisDto, 'must be { url } or { options } or { client }')
   redis?: unknown;
@@ -251,6 +258,7 @@ function withDefaults(options: A2AModuleOptions): ResolvedA2AOptions {
     card: { ...SERVER_DEFAULTS.card, ...options.card },
     streaming: { ...SERVER_DEFAULTS.streaming, ...options.streaming },
     limits: { ...SERVER_DEFAULTS.limits, ...options.limits },
+    httpServer: withHttpServerDefaults(options.httpServer),
     tasks: { ...TASK_DEFAULTS, ...options.tasks },
     redis: options.redis,
     taskBackend: options.taskBackend,

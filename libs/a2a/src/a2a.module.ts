@@ -21,6 +21,8 @@ import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
 import { A2AExceptionFilter } from './server/http/a2a-exception.filter.js';
 import { BindingRoutes } from './server/http/binding-routes.js';
 import { ExpressBodyReader } from './server/http/express-body-reader.js';
+import { HttpServerTimeouts } from './server/http/http-server-timeouts.js';
+import { RouterErrors } from './server/http/router-errors.js';
 import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
 import { RestBinding } from './server/http/rest.binding.js';
 import { SseStreams } from './server/http/sse-streams.js';
@@ -54,6 +56,8 @@ const PROVIDERS = [
   AgentCardEndpoint,
   BindingRoutes,
   ExpressBodyReader,
+  RouterErrors,
+  HttpServerTimeouts,
   A2ALifecycle,
   PublicCardCheck,
   SecurityInventory,

@@ -91,3 +91,20 @@ describe('InMemoryEventLog.drop', () => {
     }
   });
 });
+
+describe('InMemoryEventLog.waitingFollowers', () => {
+  it('counts the followers waiting for an append, and none once they stopped', async () => {
+    const log = new InMemoryEventLog();
+    await log.append('t', stateEvent('t', 'TASK_STATE_WORKING'), 0);
+    const stop = new AbortController();
+    const followers = [0, 1, 1].map(async (after) => {
+      for await (const _event of log.follow('t', after, stop.signal)) void _event;
+    });
+    await waitUntil(() => log.waitingFollowers === 3);
+    expect(log.waitingFollowers).toBe(3);
+    stop.abort();
+    await Promise.all(followers);
+    expect(log.waitingFollowers).toBe(0);
+    log.close();
+  });
+});

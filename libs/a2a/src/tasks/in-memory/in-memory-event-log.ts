@@ -86,6 +86,13 @@ export class InMemoryEventLog implements EventLog {
     this.retention.close();
   }
 
+  /** Followers waiting for an append, over every log: 0 once every stream has ended (diagnostics, leak tests). */
+  get waitingFollowers(): number {
+    let waiting = 0;
+    for (const log of this.logs.values()) waiting += log.waiters.size;
+    return waiting;
+  }
+
   private log(taskId: string): Log {
     let log = this.logs.get(taskId);
     if (!log) {
