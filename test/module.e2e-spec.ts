@@ -18,7 +18,7 @@ import {
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, InMemoryTaskBackend, type AgentExecutor, type TaskBackend, type TaskContext } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -343,6 +343,36 @@ describe('request validation on the wire', () => {
     expect(wrongVerb.status).toBe(405);
     expect(wrongVerb.headers.get('allow')).toBe('POST');
   });
+
+  // found by the fuzzer (test/fuzz.e2e-spec.ts): these reached Nest's own 400/404 shape
+  it.each(['/a2a/rest', '/a2a/rest/', '/agents/alpha/a2a/rest/'])('answers the interface URL itself (%s) with 404 in the REST error shape', async (path) => {
+    running = await alphaOnly();
+    const res = await fetch(`${running.url}${path}`, { headers: V1 });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as Json).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+  });
+
+  it('answers a path that is not valid percent-encoding in the binding shape', async () => {
+    running = await alphaOnly();
+    for (const path of ['/a2a/rest/tasks/%zz', '/a2a/rest/tasks/%E2%82:subscribe', '/a2a/rest/%ff/tasks', '/agents/%zz/a2a/rest/tasks/x']) {
+      const res = await fetch(`${running.url}${path}`, { headers: V1 });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringMatching(/percent-encoding/) });
+    }
+    const rpc = await post(`${running.url}/agents/%zz/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }));
+    expect(rpc.status).toBe(200);
+    expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'The request path is not valid percent-encoding' } });
+  });
+
+  it('answers a body that is not in the Content-Encoding it declares in the binding shape', async () => {
+    running = await alphaOnly();
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const rpc = await post(`${running.url}/a2a/jsonrpc`, '{"jsonrpc":"2.0","id":1,"method":"GetTask"}', { 'content-encoding': encoding });
+      expect(((await rpc.json()) as Json).error.code).toBe(-32005);
+      const rest = await post(`${running.url}/a2a/rest/message:send`, '{}', { 'content-encoding': encoding });
+      expect(((await rest.json()) as Json).error).toMatchObject({ code: rest.status, status: 'INVALID_ARGUMENT' });
+    }
+  });
 });
 
 describe("the host app's own JSON body parser", () => {
@@ -550,21 +580,30 @@ describe('shutdown', () => {
 
 describe('unexpected failures', () => {
   it('answer InternalError with a fixed message on both bindings, leaking nothing', async () => {
-    const { TaskStore } = await import('nestjs-a2a');
-    const failing = {
-      get: async () => {
-        throw new Error('SECRET-db-password=hunter2');
+    const memory = new InMemoryTaskBackend();
+    const failing: TaskBackend = {
+      store: {
+        get: async () => {
+          throw new Error('SECRET-db-password=hunter2');
+        },
+        save: async () => {
+          throw new Error('SECRET');
+        },
+        list: async () => {
+          throw new Error('SECRET');
+        },
       },
-      save: async () => {
+      log: memory.log,
+      coordinator: memory.coordinator,
+      commit: async () => {
         throw new Error('SECRET');
       },
-      list: async () => {
-        throw new Error('SECRET');
-      },
+      admit: async () => undefined,
+      close: () => memory.close(),
     };
-    @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent] })
+    @Module({ imports: [A2AModule.forRoot({ taskBackend: failing })], providers: [AlphaAgent] })
     class AppModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).overrideProvider(TaskStore).useValue(failing).compile();
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
     await app.listen(0, '127.0.0.1');
     running = { app, url: await app.getUrl(), close: () => app.close() };

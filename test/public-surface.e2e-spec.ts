@@ -33,15 +33,13 @@ describe('entry points', () => {
         'CardSigningError',
         'publicJwks',
         'signAgentCard',
-        // tasks: listeners and the stores an app may bring
+        // tasks: listeners, the backend contract and its implementations
         'TASK_EVENT_LISTENERS',
-        'TaskStore',
+        'TaskBackend',
         'ConcurrentTaskUpdateError',
-        'EventLog',
-        'InMemoryTaskStore',
-        'InMemoryEventLog',
-        'RedisTaskStore',
-        'RedisEventLog',
+        'InMemoryTaskBackend',
+        'LocalTaskCoordinator',
+        'RedisTaskBackend',
         // push notifications
         'PushDeliveryEvents',
         'PushDeadLetters',
@@ -149,6 +147,9 @@ describe('entry points', () => {
         'fakeLookup',
         'NEVER',
         'InProcessA2A',
+        'describeTaskBackendContract',
+        'describeTaskStoreContract',
+        'describeEventLogContract',
       ].sort(),
     );
   });

@@ -11,7 +11,7 @@ import { A2AModule, PushDeadLetters, PushDeliveryEvents, TASK_EVENT_LISTENERS, t
 import { startWebhookReceiver, waitUntil, type ReceivedNotification, type WebhookReceiver } from 'nestjs-a2a/testing';
 // the shape of the push providers is the module's own business: looked at from inside
 import { PushNotifications } from '../libs/a2a/src/push/push-notifications.js';
-import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startWebhookReceiver, type WebhookReceiver } from 'nestjs-a2a/testing';
-import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { A2AModule } from 'nestjs-a2a';
 import type { EgressRefusalReason } from 'nestjs-a2a/client';
 import { fakeLookup, NEVER } from 'nestjs-a2a/testing';
-import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';

@@ -9,7 +9,7 @@ import { SendMessageRequest, TaskPushNotificationConfig, type Task } from '@a2a-
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { startWebhookReceiver, type WebhookReceiver } from 'nestjs-a2a/testing';
-import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 
 const prefix = uniquePrefix();

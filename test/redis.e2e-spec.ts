@@ -5,11 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2AModule } from 'nestjs-a2a';
+import { A2AModule, TaskBackend, type RedisTaskBackend } from 'nestjs-a2a';
 import { A2A_REDIS } from '../libs/a2a/src/config/a2a.constants.js';
-import type { RedisConnection } from '../libs/a2a/src/tasks/redis/redis-connection.js';
-import { TaskCoordinator } from '../libs/a2a/src/tasks/task-coordinator.js';
-import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/tasks/redis/testing/redis-test-support.js';
+import type { RedisConnection } from '../libs/a2a/src/redis/redis-connection.js';
+import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -124,7 +123,7 @@ describe('two instances, one Redis', () => {
       const task = await start(restClient(`${c.url}/a2a/rest`), '/task slow 30000 doomed');
       await waitForTask(restA, task.id, (t) => t.status.state === 'TASK_STATE_WORKING');
       // the instance "dies": no more lease renewals, no more Redis
-      await c.app.get(TaskCoordinator).close();
+      await c.app.get<RedisTaskBackend>(TaskBackend).coordinator.close();
       c.app.get<RedisConnection>(A2A_REDIS).client.disconnect();
       const failed = await waitForTask(restA, task.id, (t) => t.status.state === 'TASK_STATE_FAILED', 5000);
       expect(failed.status.message.parts[0].text).toBe('The agent instance running this task stopped before finishing it.');

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { A2AModule, TaskStore, type InMemoryTaskStore } from 'nestjs-a2a';
+import { A2AModule, TaskBackend, type InMemoryTaskBackend } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { EchoAgent } from '../src/echo.agent.js';
 import { spawnDemo, type DemoProcess } from './support/built-demo.js';
@@ -87,7 +87,7 @@ describe('byte budgets with small limits (an app of its own)', () => {
   afterAll(() => app.close());
 
   const as = (caller: string) => ({ headers: { 'X-Caller': caller } });
-  const store = () => app.app.get<InMemoryTaskStore>(TaskStore);
+  const store = () => app.app.get<InMemoryTaskBackend>(TaskBackend).store;
   const payload = 'y'.repeat(200 * KB);
 
   it('keeps a caller within its budget however many tasks it finishes', async () => {

@@ -3,11 +3,9 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
-import { EventLog } from './tasks/event-log.js';
-import { TaskManager } from './tasks/task-manager.js';
-import { TaskStore } from './tasks/task-store.js';
-import { TaskCoordinator } from './tasks/task-coordinator.js';
-import type { RedisConnection } from './tasks/redis/redis-connection.js';
+import { TaskBackend } from './tasks/task-backend.js';
+import { TaskManager } from './tasks/engine/task-manager.js';
+import type { RedisConnection } from './redis/redis-connection.js';
 import { A2A_REDIS, InjectA2AOptions } from './config/a2a.constants.js';
 import { AgentCardService } from './server/agent-card.service.js';
 import { AgentRegistry } from './server/agent-registry.js';
@@ -19,8 +17,6 @@ import { SecurityInventory } from './server/security/security-inventory.js';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-type Closable = { close?: () => void | Promise<void> };
-
 @Injectable()
 export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger('A2A');
@@ -30,12 +26,10 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     @Inject(AgentCardService) private readonly cards: AgentCardService,
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
     @Inject(TaskManager) private readonly tasks: TaskManager,
-    @Inject(TaskStore) private readonly store: TaskStore & Closable,
-    @Inject(EventLog) private readonly log: EventLog & Closable,
+    @Inject(TaskBackend) private readonly backend: TaskBackend,
     @Inject(SseStreams) private readonly streams: SseStreams,
     @Inject(SecurityInventory) private readonly security: SecurityInventory,
     @InjectA2AOptions() private readonly options: ResolvedServerOptions,
-    @Inject(TaskCoordinator) private readonly coordinator: TaskCoordinator,
     @Inject(A2A_REDIS) private readonly redis: RedisConnection | undefined,
     @Inject(PublicCardCheck) private readonly cardCheck: PublicCardCheck,
   ) {}
@@ -79,11 +73,9 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     this.streams.closeAll();
   }
 
-  /** After the server closed: the backends, then the Redis connection if the module made it. */
+  /** After the server closed: the task backend, then the Redis connection if the module made it. */
   async onApplicationShutdown(): Promise<void> {
-    await this.coordinator.close();
-    await this.store.close?.();
-    await this.log.close?.();
+    await this.backend.close();
     if (this.redis?.owned) await this.redis.client.quit().catch(() => this.redis!.client.disconnect());
   }
 

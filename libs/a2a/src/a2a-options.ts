@@ -14,6 +14,7 @@ import type { ToolApproval } from './client/peers/tool-approval.js';
 import { isPlainObject } from './protocol/json-value.js';
 import { PushOptionsDto, resolvePushOptions, type A2APushOptions, type ResolvedPushOptions } from './push/push-options.js';
 import type { A2APathOptions } from './server/a2a-paths.js';
+import { HttpServerOption, withHttpServerDefaults, type A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
 import {
   CardDto,
   LimitsDto,
@@ -27,8 +28,9 @@ import {
   type A2AStreamingOptions,
   type ResolvedServerOptions,
 } from './server/server-options.js';
-import type { A2ARedisOptions } from './tasks/redis/redis-connection.js';
-import { DEFAULT_KEY_PREFIX } from './tasks/redis/redis-keys.js';
+import type { A2ARedisOptions } from './redis/redis-connection.js';
+import { DEFAULT_KEY_PREFIX } from './redis/redis-keys.js';
+import type { TaskBackend } from './tasks/task-backend.js';
 
 /** @publicApi */
 export interface A2ATaskOptions {
@@ -77,6 +79,12 @@ export interface A2AModuleOptions {
    */
   redis?: A2ARedisOptions;
   /**
+   * Where tasks live, when neither memory nor the module's Redis backend will do: your own
+   * {@link TaskBackend} (store, event log, coordinator, atomic commit). The module closes it at
+   * shutdown. With it, `redis` (if set) serves push notifications only; `tasks.*` do not apply.
+   */
+  taskBackend?: TaskBackend;
+  /**
    * Push notifications: webhook configs in Redis, deliveries through a BullMQ queue on a retry
    * schedule, every webhook URL checked by an egress (SSRF) policy. Setting it (`{}` for the
    * defaults) turns push on and the cards say `capabilities.pushNotifications: true`; it requires
@@ -97,6 +105,11 @@ export interface A2AModuleOptions {
    * Default false: such a start-up fails, since every caller would share one identity.
    */
   allowUnauthenticated?: boolean;
+  /**
+   * Timeouts of the HTTP server the app runs on, which cut clients that trickle their headers or
+   * body (they apply to every route of that server); `false` leaves the server as you set it.
+   */
+  httpServer?: A2AHttpServerOptions | false;
 }
 
 /**
@@ -125,6 +138,7 @@ export interface A2AModuleExtras extends A2AServerExtras {
  */
 export interface ResolvedA2AOptions extends ResolvedServerOptions, ResolvedPeersOptions {
   readonly redis?: A2ARedisOptions;
+  readonly taskBackend?: TaskBackend;
   /** Set exactly when push notifications are on. */
   readonly push?: ResolvedPushOptions;
   readonly tasks: Required<A2ATaskOptions>;
@@ -144,6 +158,17 @@ class TasksDto {
   @IntegerOption(1000) interruptedTtlMs?: unknown;
   @IntegerOption(1024) maxStoredBytes?: unknown;
   @IntegerOption(1024) maxStoredBytesPerCaller?: unknown;
+}
+
+/** The shape of a {@link TaskBackend}: its parts and its methods (what it does is for its contract suite to say). */
+function isTaskBackend(value: unknown): boolean {
+  const backend = value as Partial<TaskBackend> | null;
+  return (
+    typeof backend === 'object' &&
+    backend !== null &&
+    [backend.commit, backend.admit, backend.close].every((method) => typeof method === 'function') &&
+    [backend.store, backend.log, backend.coordinator].every((part) => typeof part === 'object' && part !== null)
+  );
 }
 
 const isRedisClient = (client: unknown): client is Redis => isPlainObject(client) && typeof (client as { duplicate?: unknown }).duplicate === 'function';
@@ -169,9 +194,11 @@ class ModuleOptionsDto extends PeersOptionsDto {
   @Nested(() => LimitsDto, 'must be an object') limits?: unknown;
   @Nested(() => TasksDto, 'must be an object') tasks?: unknown;
   @Nested(() => SigningDto, 'must be { keys: [{ key, alg, kid }] }') signing?: unknown;
+  @HttpServerOption() httpServer?: unknown;
   @Check((redis) => isPlainObject(redis) && (redis.url !== undefined || redis.options !== undefined || redis.client !== undefined), 'give a url, ioredis options or a client')
   @Nested(() => RedisDto, 'must be { url } or { options } or { client }')
   redis?: unknown;
+  @Check(isTaskBackend, 'must be a TaskBackend (store, log, coordinator, commit(), admit(), close())') taskBackend?: unknown;
   @Check((_, options) => options.redis !== undefined, 'needs redis (configs and the delivery queue live in Redis): set redis, or remove push')
   @Nested(() => PushOptionsDto, 'must be an object (use {} for the defaults)')
   push?: unknown;
@@ -231,8 +258,10 @@ function withDefaults(options: A2AModuleOptions): ResolvedA2AOptions {
     card: { ...SERVER_DEFAULTS.card, ...options.card },
     streaming: { ...SERVER_DEFAULTS.streaming, ...options.streaming },
     limits: { ...SERVER_DEFAULTS.limits, ...options.limits },
+    httpServer: withHttpServerDefaults(options.httpServer),
     tasks: { ...TASK_DEFAULTS, ...options.tasks },
     redis: options.redis,
+    taskBackend: options.taskBackend,
     push: options.push === undefined ? undefined : resolvePushOptions(options.push, options.redis?.keyPrefix ?? DEFAULT_KEY_PREFIX),
     ...resolvePeersOptions(options),
   };

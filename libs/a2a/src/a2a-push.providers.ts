@@ -23,8 +23,8 @@ import { SecretBox } from './push/secret-box.js';
 import { WebhookDeliveryProcessor } from './push/webhook-delivery.processor.js';
 import { AgentCardService } from './server/agent-card.service.js';
 import { TASK_EVENT_LISTENERS } from './tasks/task-events.js';
-import { TaskStore } from './tasks/task-store.js';
-import type { RedisConnection } from './tasks/redis/redis-connection.js';
+import { TaskBackend } from './tasks/task-backend.js';
+import type { RedisConnection } from './redis/redis-connection.js';
 
 const keyPrefixOf = (options: ResolvedA2AOptions) => options.redis?.keyPrefix;
 const configTtlOf = (options: ResolvedA2AOptions, push: ResolvedPushOptions) => configRetentionMs(push, options.tasks.retentionMs);
@@ -87,14 +87,14 @@ export const PUSH_PROVIDERS: Provider[] = [
   },
   {
     provide: PushNotifications,
-    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, tasks: TaskStore) => {
+    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, tasks: TaskBackend) => {
       if (!options.push || !configs) return new DisabledPushNotifications();
-      return new PushNotificationService(configs, tasks, new EgressPolicy(options.push.egress), new SecretBox(options.push.encryptionKey), {
+      return new PushNotificationService(configs, tasks.store, new EgressPolicy(options.push.egress), new SecretBox(options.push.encryptionKey), {
         maxConfigsPerTask: options.push.maxConfigsPerTask,
         finishedTaskConfigTtlMs: configTtlOf(options, options.push),
       });
     },
-    inject: [A2A_OPTIONS, PushConfigStore, TaskStore],
+    inject: [A2A_OPTIONS, PushConfigStore, TaskBackend],
   },
   {
     provide: TASK_EVENT_LISTENERS,

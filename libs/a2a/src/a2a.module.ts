@@ -21,35 +21,18 @@ import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
 import { A2AExceptionFilter } from './server/http/a2a-exception.filter.js';
 import { BindingRoutes } from './server/http/binding-routes.js';
 import { ExpressBodyReader } from './server/http/express-body-reader.js';
+import { HttpServerTimeouts } from './server/http/http-server-timeouts.js';
+import { RouterErrors } from './server/http/router-errors.js';
 import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
 import { RestBinding } from './server/http/rest.binding.js';
 import { SseStreams } from './server/http/sse-streams.js';
 import { PublicUrl } from './server/public-url.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
-import { EventLog } from './tasks/event-log.js';
-import { InMemoryEventLog } from './tasks/in-memory-event-log.js';
-import { InMemoryTaskStore } from './tasks/in-memory-task-store.js';
-import { connectRedis, type RedisConnection } from './tasks/redis/redis-connection.js';
-import { RedisEventLog } from './tasks/redis/redis-event-log.js';
-import { RedisTaskCoordinator } from './tasks/redis/redis-task-coordinator.js';
-import { RedisTaskStore } from './tasks/redis/redis-task-store.js';
-import { LocalTaskCoordinator, TaskCoordinator } from './tasks/task-coordinator.js';
-import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
-import { TaskManager } from './tasks/task-manager.js';
-import { TaskStore } from './tasks/task-store.js';
+import { TASK_PROVIDERS } from './a2a-task.providers.js';
+import { connectRedis } from './redis/redis-connection.js';
+import { TaskManager } from './tasks/engine/task-manager.js';
+import { TaskBackend } from './tasks/task-backend.js';
 
-const retentionOf = (options: ResolvedA2AOptions) => ({
-  ttlMs: options.tasks.retentionMs,
-  maxTerminalTasks: options.tasks.maxTerminalTasks,
-  interruptedTtlMs: options.tasks.interruptedTtlMs,
-});
-const inMemoryStoreOptions = (options: ResolvedA2AOptions) => ({
-  ...retentionOf(options),
-  budget: { maxBytes: options.tasks.maxStoredBytes, maxBytesPerCaller: options.tasks.maxStoredBytesPerCaller },
-});
-const redisBackend = (options: ResolvedA2AOptions) => ({ keyPrefix: options.redis?.keyPrefix, retention: retentionOf(options) });
-
-/** Redis or memory: the options choose each backend's shape, nothing else branches on it. */
 const PROVIDERS = [
   // problems wait for the start-up check, which lists them with the agents' and every other
   { provide: A2A_OPTION_CHECK, useFactory: (options: A2AModuleOptions) => checkA2AOptions(options ?? {}), inject: [A2A_MODULE_OPTIONS] },
@@ -59,42 +42,7 @@ const PROVIDERS = [
     useFactory: (options: ResolvedA2AOptions) => (options.redis ? connectRedis(options.redis) : undefined),
     inject: [A2A_OPTIONS],
   },
-  {
-    provide: TaskStore,
-    // on Redis the store's commits also take and drop the coordinator's claims
-    useFactory: (options: ResolvedA2AOptions, coordinator: TaskCoordinator, redis?: RedisConnection) =>
-      redis && coordinator instanceof RedisTaskCoordinator
-        ? new RedisTaskStore(redis.client, redisBackend(options), coordinator.claimer)
-        : new InMemoryTaskStore(inMemoryStoreOptions(options)),
-    inject: [A2A_OPTIONS, TaskCoordinator, A2A_REDIS],
-  },
-  {
-    provide: EventLog,
-    useFactory: (options: ResolvedA2AOptions, store: TaskStore, redis?: RedisConnection) => {
-      if (redis) return new RedisEventLog(redis.client, redisBackend(options));
-      const log = new InMemoryEventLog(retentionOf(options));
-      // a task the store lets go (expired, evicted for room) takes its log with it
-      if (store instanceof InMemoryTaskStore) store.onDrop((taskId) => log.drop(taskId));
-      return log;
-    },
-    inject: [A2A_OPTIONS, TaskStore, A2A_REDIS],
-  },
-  {
-    provide: TaskCoordinator,
-    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
-      redis ? new RedisTaskCoordinator(redis.client, { keyPrefix: options.redis?.keyPrefix, leaseMs: options.redis?.leaseMs }) : new LocalTaskCoordinator(),
-    inject: [A2A_OPTIONS, A2A_REDIS],
-  },
-  {
-    provide: TaskManager,
-    useFactory: (store: TaskStore, log: EventLog, coordinator: TaskCoordinator, listeners: TaskEventListener[], options: ResolvedA2AOptions) =>
-      new TaskManager(
-        // on Redis one script appends the event and saves the snapshot
-        { store, log, coordinator, listeners, committer: store instanceof RedisTaskStore ? store : undefined },
-        { executorTimeoutMs: options.limits.executorTimeoutMs },
-      ),
-    inject: [TaskStore, EventLog, TaskCoordinator, TASK_EVENT_LISTENERS, A2A_OPTIONS],
-  },
+  ...TASK_PROVIDERS,
   ...PUSH_PROVIDERS,
   A2AStartupCheck,
   AgentRegistry,
@@ -108,6 +56,8 @@ const PROVIDERS = [
   AgentCardEndpoint,
   BindingRoutes,
   ExpressBodyReader,
+  RouterErrors,
+  HttpServerTimeouts,
   A2ALifecycle,
   PublicCardCheck,
   SecurityInventory,
@@ -153,9 +103,7 @@ export class A2AModule extends ConfigurableA2AModule {
       ],
       exports: [
         TaskManager,
-        TaskStore,
-        EventLog,
-        TaskCoordinator,
+        TaskBackend,
         A2ARequestHandler,
         AgentCardService,
         A2A_OPTIONS,

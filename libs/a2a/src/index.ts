@@ -12,11 +12,12 @@ export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServer
 export type { A2APushOptions, A2APushSigningOptions, NotificationSigningAlgorithm } from './push/push-options.js';
 export type { RetryScheduleInput, RetrySchedulePreset } from './push/retry-schedule.js';
 export type { A2ACredentialsOptions, A2AOutboundOptions, A2APeerOptions } from './client/peers/peer-options.js';
-export type { A2ARedisOptions } from './tasks/redis/redis-connection.js';
+export type { A2ARedisOptions } from './redis/redis-connection.js';
 export type { EgressPolicyOptions } from './net/egress-policy.js';
-export { REDIS_FAIL_FAST_OPTIONS } from './tasks/redis/redis-options.js';
+export { REDIS_FAIL_FAST_OPTIONS } from './redis/redis-connection.js';
 export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
+export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
 
 // agents: the decorator and the executor API
 export { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './server/a2a-agent.decorator.js';
@@ -39,17 +40,19 @@ export {
   type CardSigningOptions,
 } from './protocol/card-signing.js';
 
-// tasks: what every event of a task's log is told to, and the stores an app may bring
+// tasks: where they live (the backend contract, in memory, on Redis, or your own) and who hears their logs
 export { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
-export { TaskStore, ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from './tasks/task-store.js';
-export { EventLog, type LoggedEvent } from './tasks/event-log.js';
+export { TaskBackend, type TaskWrite } from './tasks/task-backend.js';
+export { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './tasks/task-store.js';
+export type { EventLog, LoggedEvent } from './tasks/event-log.js';
+export type { TaskCoordinator } from './tasks/task-coordinator.js';
+export { InMemoryTaskBackend } from './tasks/in-memory/in-memory-task-backend.js';
+export type { InMemoryTaskStoreOptions } from './tasks/in-memory/in-memory-task-store.js';
+export type { StorageBudgetOptions } from './tasks/in-memory/storage-budget.js';
+export { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
 export type { RetentionOptions } from './tasks/retention.js';
-export { InMemoryTaskStore, type InMemoryTaskStoreOptions } from './tasks/in-memory-task-store.js';
-export type { StorageBudgetOptions } from './tasks/storage-budget.js';
-export { InMemoryEventLog } from './tasks/in-memory-event-log.js';
-export type { RedisTaskBackendOptions } from './tasks/redis/redis-options.js';
-export { RedisTaskStore } from './tasks/redis/redis-task-store.js';
-export { RedisEventLog } from './tasks/redis/redis-event-log.js';
+export { RedisTaskBackend } from './tasks/redis/redis-task-backend.js';
+export type { RedisTaskBackendOptions } from './tasks/redis/redis-task-options.js';
 
 // push notifications: what deliveries tell, what is left of the failed ones, the headers receivers check
 export {

@@ -5,8 +5,8 @@
  * Redis key, under the module's prefix: `push:dead` (a list, newest first, capped).
  */
 import type { Redis } from 'ioredis';
-import { DEFAULT_KEY_PREFIX } from '../tasks/redis/redis-keys.js';
-import { redisCall } from '../tasks/redis/redis-options.js';
+import { redisCall } from '../redis/redis-call.js';
+import { DEFAULT_KEY_PREFIX } from '../redis/redis-keys.js';
 import type { TaskScope } from '../tasks/task-store.js';
 
 /** @publicApi */

@@ -12,7 +12,7 @@ import { Logger } from '@nestjs/common';
 import type { Job, Queue, Worker } from 'bullmq';
 import type { Redis, RedisOptions } from 'ioredis';
 import { importOptionalPackages } from '../config/optional-package.js';
-import { connectOrExplain, redisLocation, type A2ARedisOptions } from '../tasks/redis/redis-connection.js';
+import { connectOrExplain, redisLocation, type A2ARedisOptions } from '../redis/redis-connection.js';
 import type { PushJobData, PushJobOutcome } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
 

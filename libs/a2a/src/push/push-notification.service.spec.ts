@@ -6,7 +6,7 @@ import { EgressPolicy } from '../net/egress-policy.js';
 import { fakeLookup } from '../testing/fake-lookup.js';
 import { InvalidParamsError, ResourceExhaustedError, TaskNotFoundError } from '../protocol/errors.js';
 import type { Task } from '../protocol/types.js';
-import { connectClient, deleteKeys, uniquePrefix } from '../tasks/redis/testing/redis-test-support.js';
+import { connectClient, deleteKeys, uniquePrefix } from '../redis/testing/redis-test-support.js';
 import type { StoredTask, TaskScope, TaskStore } from '../tasks/task-store.js';
 import { PushNotificationService } from './push-notification.service.js';
 import { RedisPushConfigStore } from './redis-push-config-store.js';

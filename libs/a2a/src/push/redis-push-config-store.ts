@@ -5,13 +5,13 @@
  * |---|---|---|
  * | `push:cfg:<sk>:<taskId>` | hash | config id → the config as JSON (secrets sealed when a key is set) |
  *
- * `<sk>` is the task's scope key (see redis-keys.ts), so a config of another scope has another key:
+ * `<sk>` is the task's scope key (`scopeKey`, see redis/redis-keys.ts), so a config of another scope has another key:
  * Get, List and Delete from another caller find nothing, exactly as for a missing config.
  */
 import type { Redis } from 'ioredis';
-import { DEFAULT_KEY_PREFIX, RedisKeys } from '../tasks/redis/redis-keys.js';
-import { redisCall } from '../tasks/redis/redis-options.js';
-import { LuaScript } from '../tasks/redis/redis-scripts.js';
+import { LuaScript } from '../redis/lua-script.js';
+import { redisCall } from '../redis/redis-call.js';
+import { DEFAULT_KEY_PREFIX, scopeKey } from '../redis/redis-keys.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import type { PushConfigPutResult, PushConfigStore, StoredPushConfig } from './push-config-store.js';
 
@@ -27,14 +27,14 @@ return 1`);
 
 /** @publicApi */
 export class RedisPushConfigStore implements PushConfigStore {
-  private readonly keys: RedisKeys;
+  private readonly prefix: string;
 
   /** `redis`: the module's command client (fail-fast); never closed here. */
   constructor(
     private readonly redis: Redis,
     options: { keyPrefix?: string } = {},
   ) {
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
   }
 
   async put(scope: TaskScope, config: StoredPushConfig, maxPerTask: number): Promise<PushConfigPutResult> {
@@ -63,6 +63,6 @@ export class RedisPushConfigStore implements PushConfigStore {
   }
 
   private key(scope: TaskScope, taskId: string): string {
-    return `${this.keys.prefix}push:cfg:${this.keys.scope(scope)}:${taskId}`;
+    return `${this.prefix}push:cfg:${scopeKey(scope)}:${taskId}`;
   }
 }

@@ -9,7 +9,7 @@ import type { Redis } from 'ioredis';
 import { EgressPolicy, type EgressPolicyOptions } from '../net/egress-policy.js';
 import { createPinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { fakeLookup, type FakeAnswer, type FakeLookup } from '../testing/fake-lookup.js';
-import { connectClient, deleteKeys, uniquePrefix } from '../tasks/redis/testing/redis-test-support.js';
+import { connectClient, deleteKeys, uniquePrefix } from '../redis/testing/redis-test-support.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { RedisPushDeadLetters } from './push-dead-letters.js';
 import { PushDeliveryEvents, type PushDeliveryEvent } from './push-delivery-events.js';

@@ -37,7 +37,7 @@ import {
   type Task,
 } from '../protocol/types.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
-import { TaskManager } from '../tasks/task-manager.js';
+import { TaskManager } from '../tasks/engine/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
 import { InjectA2AOptions } from '../config/a2a.constants.js';

@@ -9,6 +9,7 @@ import { DEFAULT_DECODE_LIMITS } from '../protocol/codec.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import type { AgentProvider } from '../protocol/types.js';
 import type { A2ACallerResolver } from './caller-resolver.js';
+import type { ResolvedHttpServerOptions } from './http/http-server-timeouts.js';
 
 /** @publicApi */
 export interface A2ACardOptions {
@@ -93,6 +94,8 @@ export interface ResolvedServerOptions {
   readonly card: Required<Pick<A2ACardOptions, 'version' | 'maxAgeSeconds'>> & Omit<A2ACardOptions, 'version' | 'maxAgeSeconds'>;
   readonly streaming: Required<A2AStreamingOptions>;
   readonly limits: Required<A2ALimitOptions>;
+  /** Timeouts set on the HTTP server the app runs on; `false`: left as the host set them. */
+  readonly httpServer: ResolvedHttpServerOptions | false;
 }
 
 export const SERVER_DEFAULTS: Pick<ResolvedServerOptions, 'card' | 'streaming' | 'limits'> = {

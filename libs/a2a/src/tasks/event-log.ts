@@ -1,5 +1,5 @@
 /** The per-task event log: the single ordered record every consumer projects from. */
-import type { StreamResponse } from '../protocol/types.js';
+import { isTerminalState, type StreamResponse } from '../protocol/types.js';
 
 /** @publicApi */
 export interface LoggedEvent {
@@ -9,7 +9,7 @@ export interface LoggedEvent {
 }
 
 /**
- * Implementations: {@link InMemoryEventLog}; Redis Streams with the Redis issue.
+ * The log of a {@link TaskBackend} (which appends to it with the snapshot through `commit`).
  * @publicApi
  */
 export interface EventLog {
@@ -26,5 +26,9 @@ export interface EventLog {
   follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;
 }
 
-/** Injection token of the {@link EventLog}. @publicApi */
-export const EventLog = Symbol('A2A:EventLog');
+/** Does this event end its task? Then its log is kept for the retention time only. */
+export function isTerminalEvent(event: StreamResponse): boolean {
+  if ('statusUpdate' in event) return isTerminalState(event.statusUpdate.status.state);
+  if ('task' in event) return isTerminalState(event.task.status.state);
+  return false;
+}

@@ -1,15 +1,10 @@
 /** The executor's view of one turn: the incoming message, the task, the caller, and the helpers that move the task. */
 import type { Artifact, JsonObject, Message, Part, SendMessageConfiguration, Task, TaskState } from '../protocol/types.js';
-import type { A2ACaller, AgentTool, MessageInput } from './agent-executor.js';
+import type { A2ACaller } from './a2a-caller.js';
+import type { AgentTool } from './agent-tool.js';
 
-/** Where a context's events go: the task manager, which appends them to the task's log. @internal */
-export interface TurnSink {
-  reply(message: Message): Promise<void>;
-  status(state: TaskState, message?: Message): Promise<void>;
-  artifact(artifact: Artifact, append: boolean, lastChunk: boolean): Promise<void>;
-  /** Resolves once every event so far is stored. */
-  flushed(): Promise<void>;
-}
+/** A message for a status or a reply: plain text, parts, or parts with message fields. @publicApi */
+export type MessageInput = string | Part[] | (Pick<Message, 'parts'> & Partial<Pick<Message, 'metadata' | 'extensions' | 'referenceTaskIds'>>);
 
 /** @internal */
 export interface TaskContextInit {
@@ -23,7 +18,14 @@ export interface TaskContextInit {
   readonly configuration?: SendMessageConfiguration;
   readonly metadata?: JsonObject;
   readonly newId: () => string;
-  readonly sink: TurnSink;
+  /** The turn this context belongs to (the engine's `Turn`): each helper's event goes to it, in call order. */
+  readonly turn: {
+    reply(message: Message): Promise<void>;
+    status(state: TaskState, message?: Message): Promise<void>;
+    artifact(artifact: Artifact, append: boolean, lastChunk: boolean): Promise<void>;
+    /** Resolves once every event so far is stored. */
+    flushed(): Promise<void>;
+  };
 }
 
 /** Options of a streamed artifact chunk. @publicApi */
@@ -61,7 +63,7 @@ export class TaskContext {
   /** The request's metadata. */
   readonly metadata: JsonObject | undefined;
 
-  private readonly sink: TurnSink;
+  private readonly turn: TaskContextInit['turn'];
   private readonly newId: () => string;
   private readonly defaultArtifactId: string;
   /** Streamed artifacts that have had a first chunk and no last chunk yet. */
@@ -78,7 +80,7 @@ export class TaskContext {
     this.extensions = init.extensions;
     this.configuration = init.configuration;
     this.metadata = init.metadata;
-    this.sink = init.sink;
+    this.turn = init.turn;
     this.newId = init.newId;
     this.defaultArtifactId = init.newId();
   }
@@ -93,7 +95,7 @@ export class TaskContext {
 
   /** Answers with a Message and no task. Only as the first thing a new turn does. */
   reply(message: MessageInput): Promise<void> {
-    return this.sink.reply({ ...this.toMessage(message), taskId: undefined });
+    return this.turn.reply({ ...this.toMessage(message), taskId: undefined });
   }
 
   /** Creates the task in SUBMITTED (the other helpers create it implicitly). */
@@ -131,7 +133,7 @@ export class TaskContext {
 
   /** A whole artifact in one event (replacing one with the same id). */
   addArtifact(artifact: Omit<Artifact, 'artifactId'> & { artifactId?: string }): Promise<void> {
-    return this.sink.artifact({ ...artifact, artifactId: artifact.artifactId ?? this.newId() }, false, false);
+    return this.turn.artifact({ ...artifact, artifactId: artifact.artifactId ?? this.newId() }, false, false);
   }
 
   /** Streams text into an artifact: the first chunk creates it, later chunks append. */
@@ -146,7 +148,7 @@ export class TaskContext {
     if (options.lastChunk) this.openArtifacts.delete(artifactId);
     else this.openArtifacts.add(artifactId);
     const artifact: Artifact = { artifactId, name: options.name, description: options.description, parts };
-    return this.sink.artifact(artifact, append, options.lastChunk === true);
+    return this.turn.artifact(artifact, append, options.lastChunk === true);
   }
 
   /**
@@ -156,13 +158,13 @@ export class TaskContext {
   async runTool<Args, Result>(tool: AgentTool<Args, Result>, args: Args): Promise<Result> {
     this.steps += 1;
     await this.working(`step ${this.steps}`);
-    await this.sink.flushed();
+    await this.turn.flushed();
     return tool.invoke(args, { signal: this.signal, caller: this.caller });
   }
 
   /** Resolves once every event of this turn so far is stored in the task's log. */
   flushed(): Promise<void> {
-    return this.sink.flushed();
+    return this.turn.flushed();
   }
 
   private async closeOpenArtifacts(): Promise<void> {
@@ -173,7 +175,7 @@ export class TaskContext {
   }
 
   private setStatus(state: TaskState, message?: MessageInput): Promise<void> {
-    return this.sink.status(state, message === undefined ? undefined : this.toMessage(message));
+    return this.turn.status(state, message === undefined ? undefined : this.toMessage(message));
   }
 
   private toMessage(input: MessageInput): Message {

@@ -1,6 +1,7 @@
 /**
  * Who may write a task, across instances: one claim (a lease) per running turn, cancel requests
  * routed to the claim holder, and tasks whose holder died (its claim lapsed) reported as orphans.
+ * Claims of new and finished tasks go with the backend's commits (see `TaskBackend.commit`).
  */
 import type { TaskScope } from './task-store.js';
 
@@ -8,12 +9,15 @@ import type { TaskScope } from './task-store.js';
 export interface TaskCoordinator {
   /** Claims the right to run and write `taskId`; false when a live claim (this instance's included) exists. */
   claim(taskId: string, scope: TaskScope): Promise<boolean>;
-  /** Gives a claim of this instance up. */
+  /** Gives a claim of this instance up, now. */
   release(taskId: string): Promise<void>;
-  /** A claim this instance took through a committer's write (see TaskCommitter.claims): keep it alive. */
-  adopt(taskId: string, scope: TaskScope): void;
-  /** A claim this instance's committer already dropped (with the task's terminal write). */
-  forget(taskId: string): void;
+  /**
+   * Stops keeping this instance's claim alive without giving it up: it ends with a commit that
+   * ends the task, or lapses after its lease, and then the task is reported as an orphan (a turn
+   * whose write failed leaves its task to the orphan sweep this way). In one process, where
+   * nobody outlives a claim, it simply ends.
+   */
+  abandon(taskId: string): void;
   /** Does a live instance hold a claim on `taskId`? */
   isClaimed(taskId: string): Promise<boolean>;
   /** Asks the holder of `taskId`'s claim, wherever it runs, to cancel it. */
@@ -22,52 +26,4 @@ export interface TaskCoordinator {
   onCancelRequest(listener: (taskId: string) => void): void;
   /** Tasks whose holder died while it ran (the claim lapsed unreleased), with their scope. */
   onOrphan(listener: (taskId: string, scope: TaskScope) => void): void;
-  close(): Promise<void>;
-}
-
-/** Injection token of the {@link TaskCoordinator}. @publicApi */
-export const TaskCoordinator = Symbol('A2A:TaskCoordinator');
-
-/** One process: claims are a set, a cancel request is a function call, nobody dies alone. */
-export class LocalTaskCoordinator implements TaskCoordinator {
-  private readonly claims = new Set<string>();
-  private readonly cancelListeners: Array<(taskId: string) => void> = [];
-
-  async claim(taskId: string): Promise<boolean> {
-    if (this.claims.has(taskId)) return false;
-    this.claims.add(taskId);
-    return true;
-  }
-
-  async release(taskId: string): Promise<void> {
-    this.claims.delete(taskId);
-  }
-
-  adopt(taskId: string): void {
-    this.claims.add(taskId);
-  }
-
-  forget(taskId: string): void {
-    this.claims.delete(taskId);
-  }
-
-  async isClaimed(taskId: string): Promise<boolean> {
-    return this.claims.has(taskId);
-  }
-
-  async requestCancel(taskId: string): Promise<void> {
-    this.cancelListeners.forEach((listener) => listener(taskId));
-  }
-
-  onCancelRequest(listener: (taskId: string) => void): void {
-    this.cancelListeners.push(listener);
-  }
-
-  onOrphan(): void {
-    // a single process never outlives its own tasks
-  }
-
-  async close(): Promise<void> {
-    this.claims.clear();
-  }
 }

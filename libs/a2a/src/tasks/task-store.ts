@@ -1,4 +1,5 @@
 /** Where task snapshots live. The snapshot is a fold of the task's event log (see `task-fold.ts`). */
+import { TaskNotFoundError, echoed } from '../protocol/errors.js';
 import type { Task, TaskState } from '../protocol/types.js';
 
 /**
@@ -16,6 +17,16 @@ export interface TaskScope {
 
 export function sameScope(a: TaskScope, b: TaskScope): boolean {
   return a.agent === b.agent && a.tenant === b.tenant && a.subject === b.subject;
+}
+
+/**
+ * The task, or TaskNotFoundError: a task of another scope is not found, exactly like a missing one.
+ * @throws TaskNotFoundError
+ */
+export async function requireTask(store: TaskStore, scope: TaskScope, taskId: string): Promise<StoredTask> {
+  const stored = await store.get(scope, taskId);
+  if (!stored) throw new TaskNotFoundError(`Task ${echoed(taskId)} not found`, { taskId: echoed(taskId) });
+  return stored;
 }
 
 /** @publicApi */
@@ -47,7 +58,7 @@ export interface TaskPage {
 }
 
 /**
- * Task snapshots. Implementations: {@link InMemoryTaskStore}; Redis with the Redis issue.
+ * Task snapshots, the store of a {@link TaskBackend} (which writes them with its events through `commit`).
  * @publicApi
  */
 export interface TaskStore {
@@ -60,16 +71,7 @@ export interface TaskStore {
   save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask>;
   /** Tasks of `scope` matching `query`, by status timestamp, newest first; cursor-paginated. */
   list(scope: TaskScope, query: TaskQuery): Promise<TaskPage>;
-  /**
-   * Makes room for about `bytes` more of `scope`'s caller before a turn starts (a new task, or a
-   * message to an interrupted one), e.g. by letting finished tasks go.
-   * @throws ResourceExhaustedError when the store's budget for that caller, or overall, is used up
-   */
-  admit(scope: TaskScope, bytes: number): Promise<void>;
 }
-
-/** Injection token of the {@link TaskStore}. @publicApi */
-export const TaskStore = Symbol('A2A:TaskStore');
 
 /** Two writers raced on one task; the loser must re-read and retry, or give up. @publicApi */
 export class ConcurrentTaskUpdateError extends Error {

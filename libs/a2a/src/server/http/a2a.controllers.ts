@@ -87,7 +87,8 @@ export function createA2AControllers(paths: ResolvedA2APaths, security: Controll
     class RestController {
       constructor(@Inject(RestBinding) private readonly binding: RestBinding) {}
 
-      @All('*path')
+      // '' as well: the interface URL itself is a path too (answered "no such operation" in the REST shape)
+      @All(['', '*path'])
       handle(@Req() req: Request, @Res() res: Response): Promise<void> {
         return this.binding.handle(routed(req), res, subPath(req));
       }
@@ -99,7 +100,8 @@ export function createA2AControllers(paths: ResolvedA2APaths, security: Controll
 
 /** The still-encoded path after the interface URL: the matched route minus its `*path` segment. */
 function subPath(req: Request): string {
-  const prefixSegments = String(req.route?.path ?? '').split('/').filter(Boolean).length - 1;
+  const routePath = String(req.route?.path ?? '');
+  const prefixSegments = routePath.split('/').filter(Boolean).length - (routePath.endsWith('*path') ? 1 : 0);
   const rawPath = req.originalUrl.split('?')[0];
   return `/${rawPath.split('/').filter(Boolean).slice(prefixSegments).join('/')}`;
 }

@@ -4,19 +4,14 @@ import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
 import type { LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
-import { collect, describeEventLogContract, statusEvent, textOf } from '../testing/event-log.contract.js';
+import { collect, statusEvent, textOf } from '../../testing/event-log.contract.js';
 import { RedisEventLog } from './redis-event-log.js';
-import { connectClient, connectionsNamed, REDIS_URL, redisOfSpec, sleep, unreachableClient } from './testing/redis-test-support.js';
+import { connectClient, connectionsNamed, redisOfSpec, sleep, unreachableClient } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
 const redis = redisOfSpec();
 const { prefix } = redis;
-
-describeEventLogContract(`RedisEventLog (${REDIS_URL})`, async () => {
-  const log = new RedisEventLog(redis.client, { keyPrefix: prefix, retention: RETENTION });
-  return { log, close: () => log.close() };
-});
 
 /** Follows until `count` events arrived or 5 s passed (the reader may need a moment under load). */
 const follow = (log: RedisEventLog, taskId: string, afterSeq: number, count: number) => collect(log, taskId, afterSeq, count, 5000);

@@ -11,12 +11,13 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
-import type { EventLog, LoggedEvent } from '../event-log.js';
-import { isTerminalEvent } from '../in-memory-event-log.js';
+import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
-import { DEFAULT_KEY_PREFIX, RedisKeys } from './redis-keys.js';
-import { assertRedisBackendUsable, redisCall, type RedisTaskBackendOptions } from './redis-options.js';
-import { APPEND_EVENT } from './redis-scripts.js';
+import { redisCall } from '../../redis/redis-call.js';
+import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
+import { RedisTaskKeys } from './redis-task-keys.js';
+import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
+import { APPEND_EVENT } from './redis-task-scripts.js';
 
 /** Entries one XREAD takes per stream, and one XRANGE page. */
 const READ_BATCH = 100;
@@ -74,7 +75,7 @@ interface PendingRead {
  */
 export class RedisEventLog implements EventLog {
   private readonly logger = new Logger(RedisEventLog.name);
-  private readonly keys: RedisKeys;
+  private readonly keys: RedisTaskKeys;
   private readonly ttlMs: number;
   /** Followed logs by stream key. */
   private readonly feeds = new Map<string, Feed>();
@@ -98,7 +99,7 @@ export class RedisEventLog implements EventLog {
     options: RedisTaskBackendOptions,
   ) {
     assertRedisBackendUsable(redis, options);
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+    this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.ttlMs = options.retention.ttlMs;
   }
 

@@ -3,33 +3,29 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { TaskContext } from '../task-context.js';
-import { TaskManager, type RunnableAgent } from '../task-manager.js';
+import { TaskManager } from '../engine/task-manager.js';
+import type { RunnableAgent } from '../engine/turn.js';
 import type { TaskScope } from '../task-store.js';
-import { RedisEventLog } from './redis-event-log.js';
+import { RedisTaskBackend } from './redis-task-backend.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
-import { RedisTaskStore } from './redis-task-store.js';
-import { keysUnder, redisOfSpec } from './testing/redis-test-support.js';
+import { keysUnder, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const redis = redisOfSpec();
 const { prefix } = redis;
 const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
 
-const backend = { keyPrefix: prefix, retention: { ttlMs: 60_000, maxTerminalTasks: 1000 } };
-
-/** One app instance: the Redis backends and a task manager on them. */
+/** One app instance: the Redis backend and a task manager on it. */
 function instance(leaseMs: number) {
-  const coordinator = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs });
-  const store = new RedisTaskStore(redis.client, backend, coordinator.claimer);
-  const log = new RedisEventLog(redis.client, backend);
-  const manager = new TaskManager({ store, log, coordinator, committer: store }, { executorTimeoutMs: 60_000 });
+  const backend = new RedisTaskBackend(redis.client, { keyPrefix: prefix, leaseMs, retention: { ttlMs: 60_000, maxTerminalTasks: 1000 } });
+  const manager = new TaskManager({ backend }, { executorTimeoutMs: 60_000 });
   return {
-    coordinator,
-    store,
+    coordinator: backend.coordinator,
+    store: backend.store,
     manager,
     close: async () => {
       await manager.shutdown();
-      await Promise.all([coordinator.close(), store.close(), log.close()]);
+      await backend.close();
     },
   };
 }
@@ -84,7 +80,8 @@ describe('RedisTaskCoordinator with the task manager', () => {
     const survivors = [1, 2].map(() => new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 300 }));
     try {
       survivors.forEach((c) => c.onOrphan((id, orphanScope) => reported.push([id, orphanScope])));
-      await waitUntil(() => reported.length >= ids.length);
+      // a loaded machine sweeps slower: a generous bound costs nothing when the sweeps are quick
+      await waitUntil(() => reported.length >= ids.length, { attempts: 400, intervalMs: 50 });
       await sleep(400); // a few more sweeps: nothing is reported twice
       expect(reported.map(([id]) => id).sort()).toEqual([...ids].sort());
       for (const [id, orphanScope] of reported) expect(orphanScope).toEqual(scopeOf(id));
@@ -92,7 +89,7 @@ describe('RedisTaskCoordinator with the task manager', () => {
     } finally {
       await Promise.all(survivors.map((c) => c.close()));
     }
-  });
+  }, 60_000);
 
   it('fails every task of an instance that stopped, once each, on one of the instances left', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
@@ -103,7 +100,7 @@ describe('RedisTaskCoordinator with the task manager', () => {
       const ids = await Promise.all(turns.map(async (t) => ((await t.started) as { taskId: string }).taskId));
       await dying.coordinator.close();
       const states = async () => Promise.all(ids.map(async (id) => (await b.store.get(scope, id))?.task.status));
-      await waitUntil(async () => (await states()).every((s) => s?.state === 'TASK_STATE_FAILED'));
+      await waitUntil(async () => (await states()).every((s) => s?.state === 'TASK_STATE_FAILED'), { attempts: 400, intervalMs: 50 });
       for (const status of await states()) {
         expect(status?.state).toBe('TASK_STATE_FAILED');
         expect(status?.message?.parts).toEqual([{ text: 'The agent instance running this task stopped before finishing it.' }]);
@@ -119,5 +116,5 @@ describe('RedisTaskCoordinator with the task manager', () => {
       await Promise.all([b.close(), c.close()]);
       await dying.store.close();
     }
-  });
+  }, 60_000);
 });

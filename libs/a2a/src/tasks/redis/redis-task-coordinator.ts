@@ -9,9 +9,11 @@ import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { TaskCoordinator } from '../task-coordinator.js';
 import type { TaskScope } from '../task-store.js';
-import { DEFAULT_KEY_PREFIX, RedisKeys } from './redis-keys.js';
-import { redisCall } from './redis-options.js';
-import { CLAIM_FUNCTIONS, LuaScript } from './redis-scripts.js';
+import { LuaScript } from '../../redis/lua-script.js';
+import { redisCall } from '../../redis/redis-call.js';
+import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
+import { RedisTaskKeys } from './redis-task-keys.js';
+import { CLAIM_FUNCTIONS } from './redis-task-scripts.js';
 
 /** @publicApi */
 export interface RedisTaskCoordinatorOptions {
@@ -63,9 +65,11 @@ return taken`);
 /** @publicApi */
 export class RedisTaskCoordinator implements TaskCoordinator {
   private readonly logger = new Logger('A2A');
-  private readonly keys: RedisKeys;
-  private readonly leaseMs: number;
-  private readonly instanceId: string;
+  private readonly keys: RedisTaskKeys;
+  /** A claim not renewed for this long is dead. */
+  readonly leaseMs: number;
+  /** Names this instance in leases. */
+  readonly instanceId: string;
   private readonly held = new Set<string>();
   private readonly cancelListeners: Array<(taskId: string) => void> = [];
   private readonly orphanListeners: Array<(taskId: string, scope: TaskScope) => void> = [];
@@ -78,7 +82,7 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     private readonly redis: Redis,
     options: RedisTaskCoordinatorOptions = {},
   ) {
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+    this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.leaseMs = options.leaseMs ?? 10_000;
     this.instanceId = options.instanceId ?? randomUUID();
     // pub/sub takes a connection of its own; one per instance, whatever the number of tasks
@@ -106,17 +110,14 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     await redisCall(() => RELEASE.run(this.redis, [this.keys.lease(taskId), this.keys.claims()], [this.instanceId, taskId]));
   }
 
-  adopt(taskId: string): void {
-    this.held.add(taskId);
-  }
-
-  forget(taskId: string): void {
+  /** Stops renewing: the lease lapses, unless the commit ending the task drops it first. */
+  abandon(taskId: string): void {
     this.held.delete(taskId);
   }
 
-  /** The claim settings a committer needs to take and drop claims of this instance in its own writes. */
-  get claimer(): { readonly instanceId: string; readonly leaseMs: number } {
-    return { instanceId: this.instanceId, leaseMs: this.leaseMs };
+  /** A claim the backend's commit script took for this instance (it created the task): renew it. */
+  adopt(taskId: string): void {
+    this.held.add(taskId);
   }
 
   async isClaimed(taskId: string): Promise<boolean> {

@@ -3,21 +3,15 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { TaskState } from '../../protocol/types.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
-import { statusEvent } from '../testing/event-log.contract.js';
-import { at, describeTaskStoreContract, makeTask } from '../testing/task-store.contract.js';
-import { RedisKeys } from './redis-keys.js';
+import { at, makeTask } from '../../testing/task-store.contract.js';
+import { RedisTaskKeys } from './redis-task-keys.js';
 import { RedisTaskStore } from './redis-task-store.js';
-import { connectClient, deleteKeys, keysUnder, REDIS_URL, redisOfSpec, sleep, uniquePrefix, unreachableClient } from './testing/redis-test-support.js';
+import { connectClient, deleteKeys, keysUnder, redisOfSpec, sleep, uniquePrefix, unreachableClient } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
 const RETENTION = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
 const redis = redisOfSpec();
 const { prefix } = redis;
-
-describeTaskStoreContract(`RedisTaskStore (${REDIS_URL})`, async () => {
-  const store = new RedisTaskStore(redis.client, { keyPrefix: prefix, retention: RETENTION });
-  return { store, close: () => store.close() };
-});
 
 describe('RedisTaskStore', () => {
   const stores: RedisTaskStore[] = [];
@@ -69,7 +63,7 @@ describe('RedisTaskStore', () => {
       expect((await list({ pageSize: 10, contextId: 'ctx-2' })).tasks[0].status).toEqual({ state: 'TASK_STATE_WORKING', timestamp: at(8) });
 
       // in Redis: each index holds exactly its members, and indexes of states nobody is in are gone
-      const keys = new RedisKeys(prefix);
+      const keys = new RedisTaskKeys(prefix);
       const sk = keys.scope(scope);
       const members = async (filter: { contextId?: string; status?: string }) =>
         (await redis.client.zrange(keys.index(sk, filter), '0', '-1')).map((m) => m.slice(m.indexOf(':') + 1)).sort();
@@ -164,7 +158,7 @@ describe('RedisTaskStore', () => {
       const scope = freshScope();
       await store.save(scope, makeTask('done', { state: 'TASK_STATE_COMPLETED', contextId: 'c' }), 1, 0);
       await store.save(scope, makeTask('working', { contextId: 'c' }), 1, 0);
-      const keys = new RedisKeys(own);
+      const keys = new RedisTaskKeys(own);
       expect(await redis.client.exists(`${own}expiring`, `${own}expiring-info`)).toBe(2);
       // nothing of the expired task is left: no snapshot, no index entry, no expiry bookkeeping
       const left = [
@@ -206,42 +200,6 @@ describe('RedisTaskStore', () => {
       expect(await store.list(scope, { pageSize: 10, contextId: 'old' })).toEqual({ tasks: [], totalSize: 0, nextPageToken: '' });
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(1);
       expect((await store.list(scope, { pageSize: 10, status: 'TASK_STATE_FAILED' })).totalSize).toBe(0);
-    });
-  });
-
-  describe('commit', () => {
-    it('writes nothing, not even to the log, when the snapshot it expects is gone', async () => {
-      const store = newStore();
-      const scope = freshScope();
-      const id = `gone-${randomUUID()}`;
-      // the log is where the writer expects it (seq 2), the snapshot is not
-      const log = `${prefix}log:${id}`;
-      await redis.client.xadd(log, '1-0', 'e', JSON.stringify(statusEvent(id, 'one')));
-      await redis.client.xadd(log, '2-0', 'e', JSON.stringify(statusEvent(id, 'two')));
-      const expected = { task: makeTask(id), scope, seq: 2, version: 3 };
-      await expect(store.commit(scope, expected, [statusEvent(id, 'late')], makeTask(id, { state: 'TASK_STATE_COMPLETED' }))).rejects.toBeInstanceOf(ConcurrentTaskUpdateError);
-      expect(await redis.client.xlen(log)).toBe(2);
-      expect(await redis.client.exists(`${prefix}task:${id}`)).toBe(0);
-      expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(0);
-    });
-
-    it('takes the claim with the first write and drops it with the terminal one; a turn done in one write leaves none', async () => {
-      const claimer = { instanceId: `instance-${randomUUID()}`, leaseMs: 10_000 };
-      const store = new RedisTaskStore(redis.client, { keyPrefix: prefix, retention: RETENTION }, claimer);
-      stores.push(store);
-      const scope = freshScope();
-      const claimOf = async (id: string) => [await redis.client.get(`${prefix}lease:${id}`), await redis.client.hget(`${prefix}claims`, id)];
-
-      const long = `long-${randomUUID()}`;
-      const opened = await store.commit(scope, undefined, [statusEvent(long, 'working')], makeTask(long, { state: 'TASK_STATE_WORKING' }), true);
-      expect(await claimOf(long)).toEqual([claimer.instanceId, JSON.stringify(scope)]);
-      await store.commit(scope, opened, [statusEvent(long, 'done')], makeTask(long, { state: 'TASK_STATE_COMPLETED' }));
-      expect(await claimOf(long)).toEqual([null, null]);
-
-      const quick = `quick-${randomUUID()}`;
-      const done = await store.commit(scope, undefined, [statusEvent(quick, 'working'), statusEvent(quick, 'done')], makeTask(quick, { state: 'TASK_STATE_COMPLETED' }), true);
-      expect(done.seq).toBe(2);
-      expect(await claimOf(quick)).toEqual([null, null]);
     });
   });
 

@@ -1,16 +1,17 @@
 /**
- * Task snapshots in Redis, shared by every instance of an app. Key layout: see redis-keys.ts; the
- * writes and the ListTasks reads are Lua scripts (redis-scripts.ts), so each is one atomic step.
+ * Task snapshots in Redis, shared by every instance of an app. Key layout: see redis-task-keys.ts; the
+ * writes and the ListTasks reads are Lua scripts (redis-task-scripts.ts), so each is one atomic step.
  */
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { isTerminalState, type StreamResponse, type Task } from '../../protocol/types.js';
-import { decodeCursor, encodeCursor, sortKeyOf, type SortKey } from '../list-cursor.js';
-import type { TaskCommitter } from '../task-committer.js';
+import type { Task } from '../../protocol/types.js';
+import { decodeCursor, encodeCursor, type SortKey } from '../list-cursor.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
-import { DEFAULT_KEY_PREFIX, RedisKeys, indexMember, sortKeyOfMember, timeKey } from './redis-keys.js';
-import { assertRedisBackendUsable, redisCall, type RedisTaskBackendOptions } from './redis-options.js';
-import { COMMIT_EVENTS, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED } from './redis-scripts.js';
+import { redisCall } from '../../redis/redis-call.js';
+import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
+import { RedisTaskKeys, indexMember, sortKeyOfMember, timeKey } from './redis-task-keys.js';
+import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
+import { LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED, snapshotArgs } from './redis-task-scripts.js';
 
 /** How many expired tasks one sweep script removes, and how many scripts one timer tick runs at most. */
 const SWEEP_BATCH = 500;
@@ -18,33 +19,27 @@ const SWEEP_BATCHES_PER_TICK = 20;
 
 /**
  * Task snapshots in Redis: one hash per task, sorted-set indexes per scope (and per contextId,
- * status, and both) for ListTasks, expiry of terminal tasks after `retention.ttlMs`.
+ * status, and both) for ListTasks, expiry of terminal tasks after `retention.ttlMs`. Part of the
+ * {@link RedisTaskBackend}, whose commits write snapshot and log together.
  *
  * `redis` is the app's command connection: this store never closes it. Give it the options of
  * {@link REDIS_FAIL_FAST_OPTIONS} so commands fail instead of hanging while Redis is down.
  * @publicApi
  */
-export class RedisTaskStore implements TaskStore, TaskCommitter {
+export class RedisTaskStore implements TaskStore {
   private readonly logger = new Logger(RedisTaskStore.name);
-  private readonly keys: RedisKeys;
+  private readonly keys: RedisTaskKeys;
   private readonly ttlMs: number;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private sweepFailing = false;
 
-  /** Set when commits take and drop this instance's claims (the RedisTaskCoordinator's). */
-  get claims(): boolean {
-    return this.claimer !== undefined;
-  }
-
   constructor(
     private readonly redis: Redis,
     options: RedisTaskBackendOptions,
-    /** The coordinator's claim settings (`RedisTaskCoordinator.claimer`), on the same key prefix. */
-    private readonly claimer?: { readonly instanceId: string; readonly leaseMs: number },
   ) {
     assertRedisBackendUsable(redis, options);
-    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
+    this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.ttlMs = options.retention.ttlMs;
     // ListTasks sweeps its own scope before counting; this timer bounds what scopes nobody lists leave behind
     this.timer = setInterval(() => void this.sweep(), Math.min(this.ttlMs, 60_000));
@@ -58,57 +53,11 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
-    const { keys, args } = this.snapshotArgs(scope, task, expectedVersion, seq);
+    const { keys, args } = snapshotArgs(this.keys, this.ttlMs, scope, task, expectedVersion, seq);
     const version = await redisCall(() => SAVE_TASK.run(this.redis, [keys.task, ...keys.indexes], args));
     if (Number(version) <= 0) throw new ConcurrentTaskUpdateError(task.id);
     return { task, scope, seq, version: Number(version) };
   }
-
-  /**
-   * Appends the events to the task's log (the RedisEventLog's stream, same prefix) and saves the
-   * snapshot in one atomic script: one round trip per batch, and the snapshot never lags the log.
-   */
-  async commit(scope: TaskScope, current: StoredTask | undefined, events: readonly StreamResponse[], next: Task, takeClaim = false): Promise<StoredTask> {
-    // the seq slot carries the log's expected last sequence number: the script counts on from it
-    const { keys, args } = this.snapshotArgs(scope, next, current?.version ?? 0, current?.seq ?? 0);
-    const claim = [this.claimer?.instanceId ?? '', this.claimer?.leaseMs ?? 0, takeClaim ? '1' : '0'];
-    const reply = (await redisCall(() =>
-      COMMIT_EVENTS.run(
-        this.redis,
-        [keys.task, this.keys.log(next.id), this.keys.lease(next.id), this.keys.claims(), ...keys.indexes],
-        [...args, ...claim, ...events.map((e) => JSON.stringify(e))],
-      ),
-    )) as [number, number];
-    const [version, seq] = reply.map(Number);
-    if (version <= 0) throw new ConcurrentTaskUpdateError(next.id);
-    return { task: next, scope, seq, version };
-  }
-
-  /** The keys and ARGV shared by the save and commit scripts. */
-  private snapshotArgs(scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
-    const scopeKey = this.keys.scope(scope);
-    const state = task.status.state;
-    const keys = { task: this.keys.task(task.id), indexes: this.keys.indexesOf(scopeKey, task.contextId, state) };
-    const args: Array<string | number> = [
-      this.keys.prefix,
-      task.id,
-      expectedVersion,
-      scopeKey,
-      JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject }),
-      JSON.stringify(task),
-      seq,
-      timeKey(statusTime(task)),
-      isTerminalState(state) ? '1' : '0',
-      this.ttlMs,
-    ];
-    return { keys, args };
-  }
-
-  /**
-   * Redis holds its data outside the process, bounded by its own `maxmemory` and by key TTLs; byte
-   * budgets per caller on Redis are not enforced yet (issue 17, item 2).
-   */
-  async admit(): Promise<void> {}
 
   async list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {
     const cursor = query.pageToken ? decodeCursor(query.pageToken) : undefined;
@@ -164,12 +113,6 @@ export class RedisTaskStore implements TaskStore, TaskCommitter {
     this.closed = true;
     clearInterval(this.timer);
   }
-}
-
-/** The status time the indexes order by; a missing or unparseable timestamp sorts as the epoch. */
-function statusTime(task: Task): number {
-  const { time } = sortKeyOf(task);
-  return Number.isFinite(time) ? time : 0;
 }
 
 /** The lex bound that selects the members strictly after `cursor` in newest-first order. */

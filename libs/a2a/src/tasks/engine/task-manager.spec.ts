@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '../protocol/errors.js';
-import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../protocol/types.js';
-import type { A2ACaller, AgentTool, ToolInvocation } from './agent-executor.js';
-import type { EventLog, LoggedEvent } from './event-log.js';
-import { InMemoryEventLog } from './in-memory-event-log.js';
-import { InMemoryTaskStore } from './in-memory-task-store.js';
-import type { TaskContext } from './task-context.js';
-import { LocalTaskCoordinator } from './task-coordinator.js';
-import { TaskManager, type RunnableAgent, type Turn, type TurnStart } from './task-manager.js';
-import type { TaskScope } from './task-store.js';
+import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '../../protocol/errors.js';
+import type { Message, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState } from '../../protocol/types.js';
+import type { A2ACaller, AgentTool, ToolInvocation } from '../agent-executor.js';
+import type { LoggedEvent } from '../event-log.js';
+import { InMemoryTaskBackend } from '../in-memory/in-memory-task-backend.js';
+import type { InMemoryTaskStore } from '../in-memory/in-memory-task-store.js';
+import type { TaskBackend, TaskWrite } from '../task-backend.js';
+import type { TaskContext } from '../task-context.js';
+import { TaskManager } from './task-manager.js';
+import type { RunnableAgent, Turn, TurnStart } from './turn.js';
+import type { StoredTask, TaskScope } from '../task-store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SAFE = {
@@ -24,19 +25,27 @@ const SAFE = {
 const scope: TaskScope = { agent: 'test-agent', tenant: '', subject: 'alice' };
 const caller: A2ACaller = { subject: 'alice', user: { id: 'alice', roles: ['reader'] } };
 
-/** The real in-memory log, with every successful append recorded so a test can read a task's whole log. */
-class RecordingEventLog implements EventLog {
+/** The real in-memory backend, with the events of every successful commit recorded so a test can read a task's whole log. */
+class RecordingBackend implements TaskBackend {
   readonly appended: Array<{ taskId: string; seq: number; event: StreamResponse }> = [];
-  constructor(readonly inner: InMemoryEventLog) {}
+  readonly inner = new InMemoryTaskBackend();
+  readonly store = this.inner.store;
+  readonly log = this.inner.log;
+  readonly coordinator = this.inner.coordinator;
 
-  async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
-    const seq = await this.inner.append(taskId, event, expectedSeq);
-    this.appended.push({ taskId, seq, event });
-    return seq;
+  async commit(write: TaskWrite): Promise<StoredTask> {
+    const stored = await this.inner.commit(write);
+    const first = stored.seq - write.events.length + 1;
+    write.events.forEach((event, i) => this.appended.push({ taskId: stored.task.id, seq: first + i, event }));
+    return stored;
   }
 
-  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
-    return this.inner.follow(taskId, afterSeq, signal);
+  admit(scope: TaskScope, bytes: number): Promise<void> {
+    return this.inner.admit(scope, bytes);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
   }
 
   eventsOf(taskId: string): StreamResponse[] {
@@ -113,23 +122,21 @@ function statusText(task: Task): string | undefined {
 
 describe('TaskManager', () => {
   let store: InMemoryTaskStore;
-  let log: RecordingEventLog;
+  let backend: RecordingBackend;
   let manager: TaskManager;
   let logged: string[];
 
   function createManager(executorTimeoutMs = 5000): TaskManager {
-    const created = new TaskManager({ store, log }, { executorTimeoutMs });
-    for (const level of ['log', 'warn', 'error', 'debug', 'verbose', 'fatal'] as const) {
-      jest.spyOn(created.logs, level).mockImplementation(((...args: unknown[]) => {
-        logged.push(`${level}: ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`);
-      }) as never);
-    }
-    return created;
+    const record = (level: string) => (...args: unknown[]) =>
+      void logged.push(`${level}: ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`);
+    // a logger that records each line it is given, as `level: text`
+    const logger = { log: record('log'), warn: record('warn'), error: record('error'), debug: record('debug'), verbose: record('verbose'), fatal: record('fatal') };
+    return new TaskManager({ backend, logger }, { executorTimeoutMs });
   }
 
   beforeEach(() => {
-    store = new InMemoryTaskStore();
-    log = new RecordingEventLog(new InMemoryEventLog());
+    backend = new RecordingBackend();
+    store = backend.store;
     logged = [];
     manager = createManager();
   });
@@ -137,8 +144,7 @@ describe('TaskManager', () => {
   afterEach(async () => {
     await manager.shutdown(); // aborts whatever a failed test left running
     await drain();
-    store.close();
-    log.inner.close();
+    await backend.close();
     jest.restoreAllMocks();
   });
 
@@ -205,7 +211,7 @@ describe('TaskManager', () => {
       await returned.promise;
       await drain();
       expect(await store.get(scope, seen!.taskId)).toBeUndefined();
-      expect(log.appended).toEqual([]);
+      expect(backend.appended).toEqual([]);
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(0);
     });
 
@@ -242,7 +248,7 @@ describe('TaskManager', () => {
         { ...message, taskId: start.taskId, contextId: seen!.contextId },
         expect.objectContaining({ role: 'ROLE_AGENT', parts: [{ text: 'done' }], taskId: start.taskId, contextId: seen!.contextId }),
       ]);
-      const first = log.eventsOf(start.taskId)[0];
+      const first = backend.eventsOf(start.taskId)[0];
       expect('task' in first && first.task.status.state).toBe('TASK_STATE_SUBMITTED');
     });
 
@@ -254,7 +260,7 @@ describe('TaskManager', () => {
       const { taskId } = await startTask(turn);
       await turn.settled;
       expect((await snapshot(taskId)).contextId).toBe('client-context-7');
-      for (const event of log.eventsOf(taskId)) {
+      for (const event of backend.eventsOf(taskId)) {
         const contextId = 'task' in event ? event.task.contextId : 'statusUpdate' in event ? event.statusUpdate.contextId : undefined;
         expect(contextId).toBe('client-context-7');
       }
@@ -333,8 +339,8 @@ describe('TaskManager', () => {
     });
 
     it('takes a follow-up sent to another instance while the turn that asked for input is still returning there', async () => {
-      const coordinator = new LocalTaskCoordinator(); // one set of claims: two instances
-      const [a, b] = [1, 2].map(() => new TaskManager({ store, log, coordinator }, { executorTimeoutMs: 5000 }));
+      // one backend (one set of claims): two instances
+      const [a, b] = [1, 2].map(() => new TaskManager({ backend }, { executorTimeoutMs: 5000 }));
       try {
         const turn = await send(
           agentOf(async (ctx) => {
@@ -392,7 +398,7 @@ describe('TaskManager', () => {
       expect(turns[1].contextId).toBe(contextId);
       expect(turns[1].task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
 
-      const events = log.eventsOf(taskId);
+      const events = backend.eventsOf(taskId);
       const opening = events[start.seq - 1];
       expect('task' in opening).toBe(true);
       const openingTask = (opening as { task: Task }).task;
@@ -434,7 +440,7 @@ describe('TaskManager', () => {
         userMessage('hi', { taskId: 'no-such-task' }),
       );
       await expect(attempt).rejects.toBeInstanceOf(TaskNotFoundError);
-      expect(log.appended).toEqual([]);
+      expect(backend.appended).toEqual([]);
     });
 
     it('refuses the taskId of another scope with TaskNotFoundError', async () => {
@@ -484,7 +490,7 @@ describe('TaskManager', () => {
       const attempt = send(agent, userMessage('too early', { taskId }));
       await expect(attempt).rejects.toBeInstanceOf(UnsupportedOperationError);
       await expect(attempt).rejects.toMatchObject({ metadata: { taskId } });
-      expect(log.eventsOf(taskId)).toHaveLength(2);
+      expect(backend.eventsOf(taskId)).toHaveLength(2);
 
       // once the executor has returned, the task takes the message
       release.resolve();
@@ -516,7 +522,7 @@ describe('TaskManager', () => {
       expect(task.status.state).toBe('TASK_STATE_FAILED');
       expect(statusText(task)).toBe(SAFE.threw);
       expect(task.status.message?.role).toBe('ROLE_AGENT');
-      const events = log.eventsOf(taskId);
+      const events = backend.eventsOf(taskId);
       expect(events.map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING:thinking', `status:TASK_STATE_FAILED:${SAFE.threw}`]);
       expect(JSON.stringify(events)).not.toContain('hunter2');
       expect(JSON.stringify(task)).not.toContain('hunter2');
@@ -533,7 +539,7 @@ describe('TaskManager', () => {
       );
       const { taskId } = await startTask(turn);
       await turn.settled;
-      expect(log.eventsOf(taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', `status:TASK_STATE_FAILED:${SAFE.threw}`]);
+      expect(backend.eventsOf(taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', `status:TASK_STATE_FAILED:${SAFE.threw}`]);
       expect(JSON.stringify(await snapshot(taskId))).not.toContain('boom-SECRET');
     });
 
@@ -548,7 +554,7 @@ describe('TaskManager', () => {
       const task = await snapshot(start.taskId);
       expect(task.status.state).toBe('TASK_STATE_FAILED');
       expect(statusText(task)).toBe(SAFE.silent);
-      expect(log.eventsOf(start.taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', `status:TASK_STATE_FAILED:${SAFE.silent}`]);
+      expect(backend.eventsOf(start.taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', `status:TASK_STATE_FAILED:${SAFE.silent}`]);
     });
 
     it.each<[string, (ctx: TaskContext) => Promise<void>]>([
@@ -593,7 +599,7 @@ describe('TaskManager', () => {
       expect(task.status.state).toBe('TASK_STATE_FAILED');
       expect(statusText(task)).toBe(SAFE.timeout);
       expect(task.artifacts).toBeUndefined();
-      expect(log.eventsOf(taskId).map(describeEvent)).toEqual([
+      expect(backend.eventsOf(taskId).map(describeEvent)).toEqual([
         'task:TASK_STATE_SUBMITTED',
         'status:TASK_STATE_WORKING:slow',
         `status:TASK_STATE_FAILED:${SAFE.timeout}`,
@@ -615,7 +621,7 @@ describe('TaskManager', () => {
       await new Promise((resolve) => setTimeout(resolve, 60));
       expect(signal!.aborted).toBe(false);
       expect((await snapshot(taskId)).status.state).toBe('TASK_STATE_COMPLETED');
-      expect(log.eventsOf(taskId)).toHaveLength(2);
+      expect(backend.eventsOf(taskId)).toHaveLength(2);
     });
   });
 
@@ -654,7 +660,7 @@ describe('TaskManager', () => {
       const task = await snapshot(taskId);
       expect(task.status.state).toBe('TASK_STATE_CANCELED');
       expect(task.artifacts).toBeUndefined();
-      expect(log.eventsOf(taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING:busy', 'status:TASK_STATE_CANCELED']);
+      expect(backend.eventsOf(taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING:busy', 'status:TASK_STATE_CANCELED']);
       expect(canceled).toEqual(task);
     });
 
@@ -680,7 +686,7 @@ describe('TaskManager', () => {
 
       for (const task of [first, whileRunning, afterwards]) expect(task.status.state).toBe('TASK_STATE_CANCELED');
       expect(afterwards).toEqual(first);
-      expect(log.eventsOf(taskId).filter((e) => stateOf(e) === 'TASK_STATE_CANCELED')).toHaveLength(1);
+      expect(backend.eventsOf(taskId).filter((e) => stateOf(e) === 'TASK_STATE_CANCELED')).toHaveLength(1);
     });
 
     it.each<[string, (ctx: TaskContext) => Promise<void>]>([
@@ -710,7 +716,7 @@ describe('TaskManager', () => {
       expect(after?.version).toBe(before!.version + 1);
       expect(after?.seq).toBe(before!.seq + 1);
       expect(canceled.history).toEqual(before!.task.history);
-      expect(log.eventsOf(taskId).map(describeEvent)).toEqual([
+      expect(backend.eventsOf(taskId).map(describeEvent)).toEqual([
         'task:TASK_STATE_SUBMITTED',
         'status:TASK_STATE_INPUT_REQUIRED:Where to?',
         'status:TASK_STATE_CANCELED',
@@ -769,7 +775,7 @@ describe('TaskManager', () => {
       );
       const { taskId } = await startTask(turn);
       await turn.settled;
-      const events = log.eventsOf(taskId);
+      const events = backend.eventsOf(taskId);
       expect(events.map(describeEvent)).toEqual([
         'task:TASK_STATE_SUBMITTED',
         'status:TASK_STATE_WORKING:w1',
@@ -820,7 +826,7 @@ describe('TaskManager', () => {
       );
       const { taskId } = await startTask(turn);
       await turn.settled;
-      expect(log.eventsOf(taskId).map(describeEvent)).toEqual([
+      expect(backend.eventsOf(taskId).map(describeEvent)).toEqual([
         'task:TASK_STATE_SUBMITTED',
         'status:TASK_STATE_WORKING:1',
         'artifact:a',
@@ -844,13 +850,32 @@ describe('TaskManager', () => {
       const { taskId } = await startTask(turn);
       await turn.settled;
       expect(refusal).toBeInstanceOf(Error);
-      expect(log.eventsOf(taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'status:TASK_STATE_COMPLETED']);
+      expect(backend.eventsOf(taskId).map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'status:TASK_STATE_COMPLETED']);
+    });
+
+    it('refuses every state helper once the turn answered with a Message, and stores no task', async () => {
+      const refusals: unknown[] = [];
+      const turn = await send(
+        agentOf(async (ctx) => {
+          await ctx.reply('a plain answer');
+          for (const helper of [() => ctx.submit(), () => ctx.working(), () => ctx.appendText('x'), () => ctx.complete()]) {
+            await helper().catch((error: unknown) => refusals.push(error));
+          }
+        }),
+        userMessage('hi'),
+      );
+      expect('message' in (await turn.started)).toBe(true);
+      await turn.settled;
+      await drain();
+      expect(refusals).toHaveLength(4);
+      for (const refusal of refusals) expect(refusal).toBeInstanceOf(Error);
+      expect(backend.appended).toEqual([]);
     });
   });
 
   describe('streamed artifacts', () => {
     function artifactUpdates(taskId: string): TaskArtifactUpdateEvent[] {
-      return log.eventsOf(taskId).flatMap((e) => ('artifactUpdate' in e ? [e.artifactUpdate] : []));
+      return backend.eventsOf(taskId).flatMap((e) => ('artifactUpdate' in e ? [e.artifactUpdate] : []));
     }
 
     it('appendText creates the artifact, then appends; complete() closes it with lastChunk', async () => {
@@ -874,7 +899,7 @@ describe('TaskManager', () => {
       const artifactId = updates[0].artifact.artifactId;
       expect(artifactId).toMatch(UUID);
       expect(updates.every((u) => u.artifact.artifactId === artifactId && u.taskId === taskId)).toBe(true);
-      expect(stateOf(log.eventsOf(taskId).at(-1)!)).toBe('TASK_STATE_COMPLETED');
+      expect(stateOf(backend.eventsOf(taskId).at(-1)!)).toBe('TASK_STATE_COMPLETED');
 
       const task = await snapshot(taskId);
       expect(task.artifacts).toHaveLength(1);
@@ -941,14 +966,14 @@ describe('TaskManager', () => {
         expect(invocation.signal).toBe(signal);
         expect(invocation.caller).toBe(caller);
       }
-      expect(log.eventsOf(taskId).map(describeEvent)).toEqual([
+      expect(backend.eventsOf(taskId).map(describeEvent)).toEqual([
         'task:TASK_STATE_SUBMITTED',
         'status:TASK_STATE_WORKING:step 1',
         'status:TASK_STATE_WORKING:step 2',
         'status:TASK_STATE_COMPLETED:result of one, result of two',
       ]);
       // the step text says nothing about the tool or its arguments
-      expect(JSON.stringify(log.eventsOf(taskId).slice(1, 3))).not.toMatch(/search|one|two/);
+      expect(JSON.stringify(backend.eventsOf(taskId).slice(1, 3))).not.toMatch(/search|one|two/);
     });
 
     it('the step is in the log before the tool runs', async () => {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from '@jest/globals';
 import { Redis, type RedisOptions } from 'ioredis';
-import { REDIS_FAIL_FAST_OPTIONS } from '../redis-options.js';
+import { REDIS_FAIL_FAST_OPTIONS } from '../redis-connection.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

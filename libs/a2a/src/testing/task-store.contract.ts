@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { InvalidParamsError } from '../../protocol/errors.js';
-import type { Task, TaskState } from '../../protocol/types.js';
-import { ConcurrentTaskUpdateError, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
+import { InvalidParamsError } from '../protocol/errors.js';
+import type { Task, TaskState } from '../protocol/types.js';
+import { ConcurrentTaskUpdateError, type TaskQuery, type TaskScope, type TaskStore } from '../tasks/task-store.js';
 
 export interface TaskStoreUnderTest {
   store: TaskStore;

@@ -1,6 +1,6 @@
 /**
- * Where the Redis task store and event log keep things. Every key starts with the configured prefix
- * (default `a2a:`):
+ * Where the Redis task backend (store, event log, coordinator) keeps things. Every key starts with
+ * the configured prefix (default `a2a:`, see redis/redis-keys.ts):
  *
  * | key | type | holds |
  * |---|---|---|
@@ -17,29 +17,24 @@
  * | `claims` | hash | taskId → scope JSON of every claim taken (the orphan sweep walks it) |
  * | `cancel` | pub/sub channel | cancel requests, a taskId per message |
  *
- * `<sk>` is the scope key: agent, tenant and subject each base64url-encoded, joined by `.`, so any
- * character in a scope value is safe and two scopes never share a key. `<ctx>` is base64url too.
+ * `<sk>` is the scope key (`scopeKey`: agent, tenant and subject each base64url-encoded, joined by
+ * `.`), so any character in a scope value is safe and two scopes never share a key. `<ctx>` is base64url too.
  * Index members are `<tk>:<taskId>` with score 0: `<tk>` is a fixed-width text form of the status
  * time, so the lexicographic order of members is (status time, task id) and one `ZREVRANGEBYLEX`
  * answers "newest first, ties by id descending, strictly after the cursor" without reading ties.
  *
- * The Lua scripts (`redis-scripts.ts`) build `task:`, `expiring`, `expiring:` and `expiring-info`
+ * The Lua scripts (`redis-task-scripts.ts`) build `task:`, `expiring`, `expiring:` and `expiring-info`
  * keys from the prefix themselves; keep both sides in step.
  */
+import { DEFAULT_KEY_PREFIX, keyPart, scopeKey } from '../../redis/redis-keys.js';
 import type { TaskScope } from '../task-store.js';
 import type { SortKey } from '../list-cursor.js';
-
-export const DEFAULT_KEY_PREFIX = 'a2a:';
 
 /** The largest distance from the epoch a JavaScript Date can represent, in ms. */
 const MAX_TIME = 8_640_000_000_000_000;
 const TIME_DIGITS = 16;
 /** Length of a time key: a sign digit and 16 digits. */
 export const TIME_KEY_LENGTH = TIME_DIGITS + 1;
-
-function encodePart(value: string): string {
-  return Buffer.from(value, 'utf8').toString('base64url');
-}
 
 /**
  * The fixed-width, order-preserving text form of an integral time in ms: `1` + the time for times
@@ -65,7 +60,7 @@ export function sortKeyOfMember(member: string): SortKey {
   return { time: timeOfKey(member.slice(0, TIME_KEY_LENGTH)), id: member.slice(TIME_KEY_LENGTH + 1) };
 }
 
-export class RedisKeys {
+export class RedisTaskKeys {
   constructor(readonly prefix: string = DEFAULT_KEY_PREFIX) {}
 
   task(taskId: string): string {
@@ -92,13 +87,13 @@ export class RedisKeys {
   }
 
   scope(scope: TaskScope): string {
-    return `${encodePart(scope.agent)}.${encodePart(scope.tenant)}.${encodePart(scope.subject)}`;
+    return scopeKey(scope);
   }
 
   /** The index that answers a query with these filters. */
   index(scopeKey: string, filter: { contextId?: string; status?: string }): string {
     let key = `${this.prefix}idx:${scopeKey}`;
-    if (filter.contextId !== undefined) key += `:c:${encodePart(filter.contextId)}`;
+    if (filter.contextId !== undefined) key += `:c:${keyPart(filter.contextId)}`;
     if (filter.status !== undefined) key += `:s:${filter.status}`;
     return key;
   }

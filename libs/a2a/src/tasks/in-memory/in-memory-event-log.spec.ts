@@ -1,35 +1,13 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import type { StreamResponse, TaskState } from '../protocol/types.js';
-import { ConcurrentTaskUpdateError } from './task-store.js';
-import { InMemoryEventLog, isTerminalEvent } from './in-memory-event-log.js';
-import { describeEventLogContract, statusEvent } from './testing/event-log.contract.js';
-import { waitUntil } from '../testing/wait-until.js';
-
-describeEventLogContract('InMemoryEventLog', async () => {
-  const log = new InMemoryEventLog();
-  return { log, close: async () => log.close() };
-});
+import type { StreamResponse, TaskState } from '../../protocol/types.js';
+import { waitUntil } from '../../testing/wait-until.js';
+import { ConcurrentTaskUpdateError } from '../task-store.js';
+import { InMemoryEventLog } from './in-memory-event-log.js';
+import { statusEvent } from '../../testing/event-log.contract.js';
 
 function stateEvent(taskId: string, state: TaskState): StreamResponse {
   return { statusUpdate: { taskId, contextId: 'ctx', status: { state } } };
 }
-
-describe('isTerminalEvent', () => {
-  it.each<[string, StreamResponse, boolean]>([
-    ['a COMPLETED status update', stateEvent('t', 'TASK_STATE_COMPLETED'), true],
-    ['a FAILED status update', stateEvent('t', 'TASK_STATE_FAILED'), true],
-    ['a CANCELED status update', stateEvent('t', 'TASK_STATE_CANCELED'), true],
-    ['a REJECTED status update', stateEvent('t', 'TASK_STATE_REJECTED'), true],
-    ['a WORKING status update', stateEvent('t', 'TASK_STATE_WORKING'), false],
-    ['an INPUT_REQUIRED status update', stateEvent('t', 'TASK_STATE_INPUT_REQUIRED'), false],
-    ['a task event in a terminal state', { task: { id: 't', status: { state: 'TASK_STATE_COMPLETED' } } }, true],
-    ['a task event in SUBMITTED', { task: { id: 't', status: { state: 'TASK_STATE_SUBMITTED' } } }, false],
-    ['an artifact update', { artifactUpdate: { taskId: 't', contextId: 'c', artifact: { artifactId: 'a', parts: [] } } }, false],
-    ['a message', { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [] } }, false],
-  ])('%s → %s', (_label, event, terminal) => {
-    expect(isTerminalEvent(event)).toBe(terminal);
-  });
-});
 
 describe('InMemoryEventLog retention', () => {
   let log: InMemoryEventLog | undefined;
@@ -111,5 +89,22 @@ describe('InMemoryEventLog.drop', () => {
     } finally {
       log.close();
     }
+  });
+});
+
+describe('InMemoryEventLog.waitingFollowers', () => {
+  it('counts the followers waiting for an append, and none once they stopped', async () => {
+    const log = new InMemoryEventLog();
+    await log.append('t', stateEvent('t', 'TASK_STATE_WORKING'), 0);
+    const stop = new AbortController();
+    const followers = [0, 1, 1].map(async (after) => {
+      for await (const _event of log.follow('t', after, stop.signal)) void _event;
+    });
+    await waitUntil(() => log.waitingFollowers === 3);
+    expect(log.waitingFollowers).toBe(3);
+    stop.abort();
+    await Promise.all(followers);
+    expect(log.waitingFollowers).toBe(0);
+    log.close();
   });
 });

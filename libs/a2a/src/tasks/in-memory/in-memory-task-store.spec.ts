@@ -1,15 +1,10 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { ResourceExhaustedError } from '../protocol/errors.js';
-import type { TaskState } from '../protocol/types.js';
-import { rejectionOf } from '../testing/thrown.js';
+import { ResourceExhaustedError } from '../../protocol/errors.js';
+import type { TaskState } from '../../protocol/types.js';
+import { rejectionOf } from '../../testing/thrown.js';
 import { InMemoryTaskStore } from './in-memory-task-store.js';
-import type { TaskScope } from './task-store.js';
-import { describeTaskStoreContract, makeTask } from './testing/task-store.contract.js';
-
-describeTaskStoreContract('InMemoryTaskStore', async () => {
-  const store = new InMemoryTaskStore();
-  return { store, close: async () => store.close() };
-});
+import type { TaskScope } from '../task-store.js';
+import { makeTask } from '../../testing/task-store.contract.js';
 
 describe('InMemoryTaskStore retention', () => {
   const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };

@@ -1,29 +1,13 @@
 /**
  * The Lua scripts of the Redis task store and event log. Each runs atomically on the server, which is
  * what makes optimistic concurrency, index upkeep and exact counts hold with many app instances.
- * Key names built here mirror `RedisKeys` (see redis-keys.ts).
+ * Key names built here mirror `RedisTaskKeys` (see redis-task-keys.ts).
  */
-import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { TIME_KEY_LENGTH } from './redis-keys.js';
-
-/** A script run by EVALSHA, loaded with EVAL the first time a server has not seen it. */
-export class LuaScript {
-  private readonly sha: string;
-
-  constructor(private readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  async run(redis: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return redis.eval(this.source, keys.length, ...keys, ...args);
-    }
-  }
-}
+import { isTerminalState, type Task } from '../../protocol/types.js';
+import { LuaScript } from '../../redis/lua-script.js';
+import { sortKeyOf } from '../list-cursor.js';
+import type { TaskScope } from '../task-store.js';
+import { TIME_KEY_LENGTH, timeKey, type RedisTaskKeys } from './redis-task-keys.js';
 
 /** Helpers shared by the task-store scripts. */
 const COMMON = `
@@ -245,3 +229,33 @@ return #due
 export const APPEND_EVENT = new LuaScript(`${APPEND}
 return append_events(KEYS[1], tonumber(ARGV[1]), { ARGV[2] }, ARGV[3], ARGV[4])
 `);
+
+/**
+ * The keys and ARGV of a snapshot write, shared by SAVE_TASK and COMMIT_EVENTS (ARGV prefix, taskId,
+ * expectedVersion, scopeKey, scopeJson, taskJson, seq, timeKey, terminal, ttlMs). For a commit the
+ * seq slot carries the log's expected last sequence number: the script counts on from it.
+ */
+export function snapshotArgs(keys: RedisTaskKeys, ttlMs: number, scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
+  const scopeKey = keys.scope(scope);
+  const state = task.status.state;
+  const snapshot = { task: keys.task(task.id), indexes: keys.indexesOf(scopeKey, task.contextId, state) };
+  const args: Array<string | number> = [
+    keys.prefix,
+    task.id,
+    expectedVersion,
+    scopeKey,
+    JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject }),
+    JSON.stringify(task),
+    seq,
+    timeKey(statusTime(task)),
+    isTerminalState(state) ? '1' : '0',
+    ttlMs,
+  ];
+  return { keys: snapshot, args };
+}
+
+/** The status time the indexes order by; a missing or unparseable timestamp sorts as the epoch. */
+function statusTime(task: Task): number {
+  const { time } = sortKeyOf(task);
+  return Number.isFinite(time) ? time : 0;
+}

@@ -2,8 +2,8 @@
  * Bytes of stored tasks, overall and per caller: what keeps one caller (or all of them) from
  * filling the process with tasks. Sizes are estimates of the tasks' JSON (`jsonSizeOf`).
  */
-import { ResourceExhaustedError } from '../protocol/errors.js';
-import type { TaskScope } from './task-store.js';
+import { ResourceExhaustedError } from '../../protocol/errors.js';
+import type { TaskScope } from '../task-store.js';
 
 /** @publicApi */
 export interface StorageBudgetOptions {

@@ -1,8 +1,8 @@
 /** Event logs in process memory: the zero-setup default. Logs of terminal tasks are kept bounded. */
-import { isTerminalState, type StreamResponse } from '../protocol/types.js';
-import type { EventLog, LoggedEvent } from './event-log.js';
-import { ConcurrentTaskUpdateError } from './task-store.js';
-import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from './retention.js';
+import type { StreamResponse } from '../../protocol/types.js';
+import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
+import { ConcurrentTaskUpdateError } from '../task-store.js';
+import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
 
 interface Log {
   readonly events: LoggedEvent[];
@@ -10,13 +10,6 @@ interface Log {
   readonly waiters: Set<() => void>;
   /** The task was dropped (expired, evicted): its followers stop. */
   dropped?: boolean;
-}
-
-/** Does this event end its task? Then its log enters retention. */
-export function isTerminalEvent(event: StreamResponse): boolean {
-  if ('statusUpdate' in event) return isTerminalState(event.statusUpdate.status.state);
-  if ('task' in event) return isTerminalState(event.task.status.state);
-  return false;
 }
 
 /** @publicApi */
@@ -29,14 +22,25 @@ export class InMemoryEventLog implements EventLog {
   }
 
   async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
+    return this.appendAll(taskId, [event], expectedSeq);
+  }
+
+  /**
+   * {@link append} for several events, synchronously: the in-memory backend's commit appends a
+   * batch with it. Returns the last sequence number.
+   * @throws ConcurrentTaskUpdateError when the log has moved past `expectedSeq` (nothing is appended)
+   */
+  appendAll(taskId: string, events: readonly StreamResponse[], expectedSeq: number): number {
     if ((this.logs.get(taskId)?.events.length ?? 0) !== expectedSeq) throw new ConcurrentTaskUpdateError(taskId);
     const log = this.log(taskId);
-    const seq = expectedSeq + 1;
-    log.events.push({ seq, event });
-    const waiters = [...log.waiters];
-    log.waiters.clear();
-    waiters.forEach((wake) => wake());
-    if (isTerminalEvent(event)) this.retention.finished(taskId);
+    let seq = expectedSeq;
+    let ends = false;
+    for (const event of events) {
+      log.events.push({ seq: ++seq, event });
+      ends ||= isTerminalEvent(event);
+    }
+    wakeFollowers(log);
+    if (ends) this.retention.finished(taskId);
     return seq;
   }
 
@@ -75,13 +79,18 @@ export class InMemoryEventLog implements EventLog {
     this.logs.delete(taskId);
     this.retention.forget(taskId);
     log.dropped = true;
-    const waiters = [...log.waiters];
-    log.waiters.clear();
-    waiters.forEach((wake) => wake());
+    wakeFollowers(log);
   }
 
   close(): void {
     this.retention.close();
+  }
+
+  /** Followers waiting for an append, over every log: 0 once every stream has ended (diagnostics, leak tests). */
+  get waitingFollowers(): number {
+    let waiting = 0;
+    for (const log of this.logs.values()) waiting += log.waiters.size;
+    return waiting;
   }
 
   private log(taskId: string): Log {
@@ -92,4 +101,11 @@ export class InMemoryEventLog implements EventLog {
     }
     return log;
   }
+}
+
+/** Resumes every follower waiting for `log`'s next event. */
+function wakeFollowers(log: Log): void {
+  const waiters = [...log.waiters];
+  log.waiters.clear();
+  waiters.forEach((wake) => wake());
 }

@@ -8,9 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { StreamResponse } from '../../protocol/types.js';
-import type { EventLog, LoggedEvent } from '../event-log.js';
-import { ConcurrentTaskUpdateError } from '../task-store.js';
+import { waitUntil } from './wait-until.js';
+import type { StreamResponse } from '../protocol/types.js';
+import type { EventLog, LoggedEvent } from '../tasks/event-log.js';
+import { ConcurrentTaskUpdateError } from '../tasks/task-store.js';
 
 export interface EventLogUnderTest {
   log: EventLog;
@@ -257,7 +258,7 @@ export function describeEventLogContract(name: string, create: () => Promise<Eve
           for await (const logged of log.follow(id, 0, controller.signal)) received.push(logged);
           return 'ended';
         })();
-        await tick(20);
+        await waitUntil(() => received.length === 1);
         expect(received.map(textOf)).toEqual(['a']);
         controller.abort();
         expect(await withinDeadline(iteration)).toBe('ended');

@@ -1,14 +1,14 @@
 /**
- * Task snapshots in process memory: the zero-setup default. Bounded three ways: finished tasks are
- * kept for a while and up to a count, interrupted ones for a while, and all of them within a byte
+ * Task snapshots in process memory: the in-memory backend's store. Bounded three ways: finished tasks
+ * are kept for a while and up to a count, interrupted ones for a while, and all of them within a byte
  * budget (overall and per caller), finished ones giving way first.
  */
-import { jsonSizeOf } from '../protocol/json-value.js';
-import { isInterruptedState, isTerminalState, type Task } from '../protocol/types.js';
-import { compareNewestFirst, decodeCursor, encodeCursor, sortKeyOf } from './list-cursor.js';
-import { DEFAULT_INTERRUPTED_TTL_MS, DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from './retention.js';
+import { jsonSizeOf } from '../../protocol/json-value.js';
+import { isInterruptedState, isTerminalState, type Task } from '../../protocol/types.js';
+import { compareNewestFirst, decodeCursor, encodeCursor, sortKeyOf } from '../list-cursor.js';
+import { DEFAULT_INTERRUPTED_TTL_MS, DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
+import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
 import { DEFAULT_STORAGE_BUDGET, StorageBudget, ownerOf, type StorageBudgetOptions } from './storage-budget.js';
-import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from './task-store.js';
 
 /** @publicApi */
 export interface InMemoryTaskStoreOptions extends RetentionOptions {
@@ -39,10 +39,19 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
+    return this.put(scope, task, seq, expectedVersion);
+  }
+
+  /** Would a save of `taskId` in `scope` expecting `expectedVersion` be taken? */
+  accepts(scope: TaskScope, taskId: string, expectedVersion: number): boolean {
+    const current = this.tasks.get(taskId);
+    return (current?.version ?? 0) === expectedVersion && (current === undefined || sameScope(current.scope, scope));
+  }
+
+  /** {@link save}, synchronously: the in-memory backend's commit runs it right after the log's append, nothing in between. */
+  put(scope: TaskScope, task: Task, seq: number, expectedVersion: number): StoredTask {
+    if (!this.accepts(scope, task.id, expectedVersion)) throw new ConcurrentTaskUpdateError(task.id);
     const current = this.tasks.get(task.id);
-    if ((current?.version ?? 0) !== expectedVersion || (current && !sameScope(current.scope, scope))) {
-      throw new ConcurrentTaskUpdateError(task.id);
-    }
     const stored: StoredTask = { task, scope, seq, version: expectedVersion + 1 };
     this.tasks.set(task.id, stored);
     this.budget.set(ownerOf(scope), task.id, jsonSizeOf(task));

@@ -1,7 +1,6 @@
 /** The module's Redis connection: made from a URL or options (fail-fast), or the app's own client. */
 import type { Redis, RedisOptions } from 'ioredis';
-import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
-import { REDIS_FAIL_FAST_OPTIONS } from './redis-options.js';
+import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
 
 /** @publicApi */
 export interface A2ARedisOptions {
@@ -22,6 +21,29 @@ export interface A2ARedisOptions {
    */
   leaseMs?: number;
 }
+
+/**
+ * ioredis options that make store commands fail fast while Redis is unreachable instead of waiting
+ * for it (the ioredis defaults queue commands while disconnected and retry each one up to 20 times
+ * across reconnects). Spread them into a client the app hands to the module or to `RedisTaskBackend`:
+ *
+ * - `enableOfflineQueue: false`: a command issued while disconnected fails at once. The client must
+ *   then be connected before first use (`lazyConnect: true` + `await client.connect()`, or wait for
+ *   its `ready` event).
+ * - `maxRetriesPerRequest: 1`: a command in flight when the connection drops fails after one
+ *   reconnect attempt (the scripts' version checks make a resent write harmless).
+ * - `commandTimeout`: a server that accepts connections but does not answer fails the command too.
+ * - `connectTimeout`: a connect attempt to a black-holed address gives up quickly.
+ *
+ * Never share this client with BullMQ, whose workers need `maxRetriesPerRequest: null`.
+ * @publicApi
+ */
+export const REDIS_FAIL_FAST_OPTIONS = {
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  commandTimeout: 5_000,
+  connectTimeout: 5_000,
+} as const satisfies RedisOptions;
 
 export interface RedisConnection {
   readonly client: Redis;

@@ -1,0 +1,139 @@
+/**
+ * The task engine's face to the request handler: one method per task operation, and the spec's
+ * contextId/taskId rules (§3.4), checked here, once, for every binding. Each message runs as a
+ * {@link Turn}; claims across instances are {@link TaskClaims}'; storage is the {@link TaskBackend}.
+ */
+import { randomUUID } from 'node:crypto';
+import { Logger, type LoggerService } from '@nestjs/common';
+import { InvalidParamsError, TaskNotCancelableError, UnsupportedOperationError, echoed } from '../../protocol/errors.js';
+import { jsonSizeOf } from '../../protocol/json-value.js';
+import { isTerminalState, type Task } from '../../protocol/types.js';
+import type { LoggedEvent } from '../event-log.js';
+import type { TaskBackend } from '../task-backend.js';
+import type { TaskEventListener } from '../task-events.js';
+import { ConcurrentTaskUpdateError, requireTask, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from '../task-store.js';
+import { notifyingCommit } from './commit-pipeline.js';
+import { stillWorking, TaskClaims } from './task-claims.js';
+import { Turn, type TurnDeps, type TurnParams } from './turn.js';
+import { FAILURE_TEXT } from './turn-events.js';
+
+/** @publicApi */
+export interface TaskManagerOptions {
+  /** An executor still running after this long is aborted and its task FAILED. */
+  executorTimeoutMs: number;
+  /** How long CancelTask waits for another instance to stop a task it runs. Default 5000. */
+  cancelWaitMs?: number;
+}
+
+/** What the task manager works with; only the backend is required. @publicApi */
+export interface TaskManagerDeps {
+  readonly backend: TaskBackend;
+  /** Hear every commit's events (push notifications, metrics). */
+  readonly listeners?: readonly TaskEventListener[];
+  readonly newId?: () => string;
+  readonly now?: () => number;
+  /** Default: Nest's `Logger` with the context `A2A`. */
+  readonly logger?: LoggerService;
+}
+
+/** @publicApi */
+export class TaskManager {
+  /** The turns running on this instance, by task id: at most one per task. */
+  private readonly turns = new Map<string, Turn>();
+  private readonly backend: TaskBackend;
+  private readonly turnDeps: TurnDeps;
+  private readonly claims: TaskClaims;
+
+  constructor(deps: TaskManagerDeps, options: TaskManagerOptions) {
+    const { backend } = deps;
+    const ids = { newId: deps.newId ?? randomUUID, now: deps.now ?? Date.now };
+    const logger = deps.logger ?? new Logger('A2A');
+    const commit = notifyingCommit(backend, deps.listeners ?? []);
+    this.backend = backend;
+    this.turnDeps = { ...ids, commit, logger, executorTimeoutMs: options.executorTimeoutMs };
+    this.claims = new TaskClaims({ ...ids, backend, commit, logger, cancelWaitMs: options.cancelWaitMs ?? 5000 });
+    backend.coordinator.onCancelRequest((taskId) => void this.turns.get(taskId)?.cancel().catch(() => undefined));
+    backend.coordinator.onOrphan((taskId, scope) => void this.claims.recoverOrphan(taskId, scope).catch(() => undefined));
+  }
+
+  /**
+   * Starts a turn for an incoming message: a new task, or the continuation of an interrupted one.
+   * @throws TaskNotFoundError, UnsupportedOperationError, InvalidParamsError (spec §3.4)
+   */
+  async send(params: TurnParams): Promise<Turn> {
+    const { message } = params.request;
+    let prior: StoredTask | undefined;
+    if (message.taskId) {
+      prior = await requireTask(this.backend.store, params.scope, message.taskId);
+      const state = prior.task.status.state;
+      if (isTerminalState(state)) {
+        throw new UnsupportedOperationError(
+          `Task ${prior.task.id} is ${state} and takes no more messages; start a new task in the same context`,
+          { taskId: prior.task.id },
+        );
+      }
+      if (message.contextId !== undefined && message.contextId !== prior.task.contextId) {
+        throw InvalidParamsError.field('message.contextId', "does not match the contextId of the task named by message.taskId");
+      }
+      // a turn that just asked for input is still returning from execute(): let it finish
+      await this.turns.get(prior.task.id)?.whenInterruptedDone();
+    }
+    // room for the message before anything is written or claimed: a caller over its budget is refused here, not mid-turn
+    await this.backend.admit(params.scope, jsonSizeOf(message));
+    if (prior) {
+      if (this.turns.has(prior.task.id)) throw stillWorking(prior.task.id);
+      prior = await this.claims.claimContinuation(prior, params.scope);
+    }
+    // a new id cannot be claimed by anyone else: its claim goes with its first write (TaskBackend.commit)
+    const taskId = prior?.task.id ?? this.turnDeps.newId();
+    const contextId = prior?.task.contextId ?? message.contextId ?? this.turnDeps.newId();
+    const turn = new Turn(this.turnDeps, params, taskId, contextId, prior);
+    this.turns.set(taskId, turn);
+    void turn.run().finally(() => {
+      this.turns.delete(taskId);
+      return this.claims.turnEnded(taskId, turn.outcome);
+    });
+    return turn;
+  }
+
+  /** @throws TaskNotFoundError */
+  get(scope: TaskScope, taskId: string): Promise<StoredTask> {
+    return requireTask(this.backend.store, scope, taskId);
+  }
+
+  list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {
+    return this.backend.store.list(scope, query);
+  }
+
+  /** The task's events after `afterSeq`, live, until `signal` aborts. */
+  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
+    return this.backend.log.follow(taskId, afterSeq, signal);
+  }
+
+  /**
+   * Cancels a task: aborts its executor (the AbortSignal of its context) and writes CANCELED.
+   * A repeated cancel of a CANCELED task answers that task (cancel is idempotent).
+   * @throws TaskNotFoundError, TaskNotCancelableError
+   */
+  async cancel(scope: TaskScope, taskId: string): Promise<Task> {
+    for (let attempt = 0; ; attempt++) {
+      const turn = this.turns.get(taskId);
+      let task: Task;
+      try {
+        task = (turn && sameScope(turn.scope, scope) ? (await turn.cancel())?.task : undefined) ?? (await this.claims.cancelElsewhere(scope, taskId));
+      } catch (error) {
+        if (error instanceof ConcurrentTaskUpdateError && attempt < 3) continue; // a turn started meanwhile: retry through it
+        throw error;
+      }
+      const state = task.status.state;
+      if (state === 'TASK_STATE_CANCELED') return task;
+      if (isTerminalState(state)) throw new TaskNotCancelableError(`Task ${echoed(taskId)} is ${state} and cannot be canceled`, { taskId: echoed(taskId) });
+      return task; // the instance running it did not stop it in time: the state says so (spec §3.1.5)
+    }
+  }
+
+  /** Aborts every running executor and fails its task: the server is going away. */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.turns.values()].map((turn) => turn.stop(FAILURE_TEXT.shutdown)));
+  }
+}

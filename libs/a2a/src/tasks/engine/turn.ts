@@ -1,0 +1,301 @@
+/**
+ * One turn of one task: runs the executor on one incoming message and writes what it emits, in the
+ * order it emits it, until the task ends, waits for the client, or the turn answers with a Message.
+ */
+import type { LoggerService } from '@nestjs/common';
+import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
+import { isInterruptedState, isTerminalState, type Artifact, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskState } from '../../protocol/types.js';
+import type { A2ACaller, AgentExecutor } from '../agent-executor.js';
+import { TaskContext } from '../task-context.js';
+import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope } from '../task-store.js';
+import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
+import { deferred } from './deferred.js';
+import { artifactEvent, FAILURE_TEXT, isoTime, moduleStatusEvent, openingTask, statusEvent, userMessageOf, type IdsAndClock } from './turn-events.js';
+
+/** How long a continuation waits for the turn that asked for input to return from execute(). */
+export const INTERRUPTED_RETURN_MS = 1000;
+
+/** An agent as the engine runs it. */
+export interface RunnableAgent {
+  readonly name: string;
+  readonly executor: AgentExecutor;
+}
+
+/** What a turn is asked to do. */
+export interface TurnParams {
+  readonly agent: RunnableAgent;
+  readonly scope: TaskScope;
+  readonly request: SendMessageRequest;
+  readonly caller: A2ACaller;
+  readonly extensions: readonly string[];
+  /** Runs once the task id is known, before the turn's first event is logged (e.g. an inline push config). */
+  readonly beforeOpen?: (taskId: string) => Promise<void>;
+}
+
+/** How a turn began: a Message answer, or the task event (its sequence number, the task it made) that opened it. */
+export type TurnStart = { readonly message: Message } | { readonly taskId: string; readonly seq: number; readonly task: Task };
+
+/** What a turn needs of the engine: one set for every turn. */
+export interface TurnDeps extends IdsAndClock {
+  readonly commit: CommitFn;
+  readonly logger: LoggerService;
+  readonly executorTimeoutMs: number;
+}
+
+/**
+ * How a turn left its task, for its claim: `ended` (its last write ended the task and is stored),
+ * `write-failed` (a write failed: the store does not hold what the turn meant), `left-open` (the
+ * task waits for the client, or the turn wrote none).
+ */
+export type TurnOutcome = 'ended' | 'write-failed' | 'left-open';
+
+/**
+ * The turn's one state:
+ * - `new`: nothing written, no answer yet;
+ * - `replied`: answered with a Message: no task, nothing to write;
+ * - `open`: the event opening the turn is issued; the task is SUBMITTED or WORKING;
+ * - `interrupted`: the last state issued is INPUT_REQUIRED or AUTH_REQUIRED (the executor may go on);
+ * - `closed`: a terminal state is issued, a write failed, or the opening was refused: later events are dropped.
+ */
+export type TurnState = 'new' | 'replied' | 'open' | 'interrupted' | 'closed';
+
+const TRANSITIONS: { readonly [From in TurnState]: readonly TurnState[] } = {
+  new: ['replied', 'open'],
+  open: ['open', 'interrupted', 'closed'],
+  interrupted: ['open', 'interrupted', 'closed'],
+  replied: [],
+  closed: [],
+};
+
+export class Turn {
+  readonly scope: TaskScope;
+  private state: TurnState = 'new';
+  private readonly controller = new AbortController();
+  private readonly startedDeferred = deferred<TurnStart>();
+  private readonly settledDeferred = deferred<void>();
+  /** execute() has returned and the turn's last writes are done. */
+  private readonly finished = deferred<void>();
+  /** Serialises every step of this turn: events are issued in the order they were made. */
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly pipeline: CommitPipeline;
+
+  constructor(
+    private readonly deps: TurnDeps,
+    private readonly params: TurnParams,
+    private readonly taskId: string,
+    private readonly contextId: string,
+    private readonly prior: StoredTask | undefined,
+  ) {
+    this.scope = params.scope;
+    this.pipeline = new CommitPipeline(deps.commit, params.scope, prior, () => this.close());
+  }
+
+  /** Resolves with the turn's first outcome. */
+  get started(): Promise<TurnStart> {
+    return this.startedDeferred.promise;
+  }
+
+  /** Resolves once the task is terminal or interrupted, or the turn is over. */
+  get settled(): Promise<void> {
+    return this.settledDeferred.promise;
+  }
+
+  /** The task as this turn last wrote it (what a blocked caller answers with once settled); after a failed write, undefined: read the store. */
+  latest(): Task | undefined {
+    return this.pipeline.failure ? undefined : this.pipeline.snapshot?.task;
+  }
+
+  get outcome(): TurnOutcome {
+    if (this.pipeline.failure) return 'write-failed';
+    const state = this.pipeline.snapshot?.task.status.state;
+    return state !== undefined && isTerminalState(state) ? 'ended' : 'left-open';
+  }
+
+  async run(): Promise<void> {
+    const { agent, request, caller, extensions } = this.params;
+    const ctx = new TaskContext({
+      taskId: this.taskId,
+      contextId: this.contextId,
+      message: { ...request.message, contextId: this.contextId },
+      task: this.prior?.task,
+      caller,
+      signal: this.controller.signal,
+      extensions,
+      configuration: request.configuration,
+      metadata: request.metadata,
+      newId: this.deps.newId,
+      turn: this,
+    });
+    const timer = setTimeout(() => void this.stop(FAILURE_TEXT.timeout), this.deps.executorTimeoutMs);
+    timer.unref();
+    try {
+      await agent.executor.execute(ctx);
+    } catch (error) {
+      if (this.state !== 'closed') {
+        // the error's message and stack may hold secrets: only its class name is logged
+        this.deps.logger.warn(`Agent "${agent.name}" threw ${(error as Error)?.name ?? typeof error} on task ${this.taskId}`);
+        await this.enqueue(() => this.end('TASK_STATE_FAILED', FAILURE_TEXT.threw)).catch((e) => this.logWriteFailure(e));
+      }
+    } finally {
+      clearTimeout(timer);
+      await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
+      this.settledDeferred.resolve();
+      this.finished.resolve();
+    }
+  }
+
+  /**
+   * When the task waits for the client, the executor is usually a step away from returning:
+   * waits (briefly) for that. An executor that keeps running while interrupted keeps its turn.
+   */
+  async whenInterruptedDone(): Promise<void> {
+    if (this.state !== 'interrupted') return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.finished.promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, INTERRUPTED_RETURN_MS)))]);
+    clearTimeout(timer);
+  }
+
+  /** Cancel requested: abort the executor, then write CANCELED unless the task already ended. */
+  cancel(): Promise<StoredTask | undefined> {
+    if (!this.pipeline.snapshot) return Promise.resolve(undefined); // the task is not stored yet: nothing to cancel
+    this.controller.abort(new Error('canceled'));
+    return this.enqueue(async () => {
+      if (this.state !== 'closed') await this.end('TASK_STATE_CANCELED');
+      await this.pipeline.settle();
+      return this.pipeline.failure ? undefined : this.pipeline.snapshot;
+    });
+  }
+
+  /** Abort and fail (deadline passed, server stopping). */
+  async stop(text: string): Promise<void> {
+    this.controller.abort(new Error(text));
+    await this.enqueue(() => this.end('TASK_STATE_FAILED', text)).catch((e) => this.logWriteFailure(e));
+  }
+
+  // ---- what the TaskContext helpers call ----
+
+  reply(message: Message): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.state !== 'new' || this.prior) {
+        throw new Error('reply() answers a new message without a task; this turn has a task: use working(), complete() or another state helper');
+      }
+      this.moveTo('replied');
+      this.startedDeferred.resolve({ message });
+      this.settledDeferred.resolve();
+    });
+  }
+
+  status(state: TaskState, message?: Message): Promise<void> {
+    return this.enqueue(async () => {
+      if (state === 'TASK_STATE_SUBMITTED' && this.state === 'new') return this.open(message);
+      await this.emit(() => statusEvent(this.taskId, this.contextId, state, message, isoTime(this.deps.now())));
+    });
+  }
+
+  artifact(artifact: Artifact, append: boolean, lastChunk: boolean): Promise<void> {
+    return this.enqueue(() => this.emit(() => artifactEvent(this.taskId, this.contextId, artifact, append, lastChunk)));
+  }
+
+  /** Every event issued so far is stored (or the first failure is thrown). */
+  flushed(): Promise<void> {
+    return this.pipeline.flushed();
+  }
+
+  // ---- internals ----
+
+  private moveTo(next: TurnState): void {
+    if (!TRANSITIONS[this.state].includes(next)) throw new Error(`A turn cannot go from ${this.state} to ${next}`);
+    this.state = next;
+  }
+
+  /** Nothing more is written (a terminal state is issued, a write failed, the opening was refused). */
+  private close(): void {
+    if (this.state !== 'closed') this.moveTo('closed');
+  }
+
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn);
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Issues an event's commit. A helper returns once its commit is issued, in order (the writes
+   * reach the store in that order and each one checks the one before: a failed commit fails
+   * every later one). A state that settles the turn (terminal, interrupted) is awaited until
+   * stored, so nobody is ever answered with what is not stored.
+   */
+  private async emit(build: () => StreamResponse): Promise<void> {
+    if (this.state === 'replied') throw new Error('This turn already answered with a Message; it has no task to update');
+    const failure = this.pipeline.failure;
+    if (failure) throw failure.error;
+    if (this.state === 'closed') {
+      this.deps.logger.debug?.(`Event for finished task ${this.taskId} dropped`);
+      return;
+    }
+    await this.open();
+    const event = build();
+    const written = this.pipeline.push(event);
+    const state = 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
+    if (state === undefined) {
+      written.catch(() => undefined); // a failed commit is recorded by the pipeline and fails the next helper
+      return;
+    }
+    const ends = isTerminalState(state);
+    const interrupts = isInterruptedState(state);
+    this.moveTo(ends ? 'closed' : interrupts ? 'interrupted' : 'open');
+    if (ends || interrupts) {
+      await written;
+      this.settledDeferred.resolve();
+    } else {
+      written.catch(() => undefined);
+    }
+  }
+
+  /** Issues the `task` event that opens the turn: a new task, or the continued one with the new message, in SUBMITTED. */
+  private async open(statusMessage?: Message): Promise<void> {
+    if (this.state !== 'new') return;
+    this.moveTo('open');
+    const timestamp = isoTime(this.deps.now());
+    const refuse = (error: unknown) => {
+      const reason =
+        error instanceof ConcurrentTaskUpdateError
+          ? new UnsupportedOperationError(`Task ${echoed(this.taskId)} changed while this message arrived; read it and try again`, { taskId: echoed(this.taskId) })
+          : error;
+      this.startedDeferred.reject(reason);
+      this.close();
+      return reason;
+    };
+    try {
+      await this.params.beforeOpen?.(this.taskId);
+    } catch (error) {
+      throw refuse(error);
+    }
+    const userMessage = userMessageOf(this.params.request.message, this.taskId, this.contextId);
+    const task = openingTask(this.prior?.task, this.taskId, this.contextId, userMessage, statusMessage, timestamp);
+    // the turn has started once its first event is stored (streams follow the log from there)
+    this.pipeline.push({ task }).then((seq) => this.startedDeferred.resolve({ taskId: this.taskId, seq, task }), refuse);
+  }
+
+  /** Ends the task in `state` (if it has not ended), with a text of the module's: opens it first when nothing was written yet. */
+  private async end(state: TaskState, text?: string): Promise<void> {
+    if (this.state === 'closed' || this.state === 'replied') return;
+    await this.emit(() => moduleStatusEvent(this.taskId, this.contextId, state, text, this.deps));
+  }
+
+  /** After execute() returned (and every commit landed): no answer at all, or a task left SUBMITTED/WORKING, is a failure. */
+  private async finish(): Promise<void> {
+    await this.pipeline.settle();
+    if (this.state === 'replied' || this.state === 'closed') return;
+    if (this.state === 'new') return this.end('TASK_STATE_FAILED', FAILURE_TEXT.silent);
+    const state = this.pipeline.snapshot?.task.status.state;
+    if (state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING') {
+      this.deps.logger.warn(`Agent "${this.params.agent.name}" returned leaving task ${this.taskId} ${state}`);
+      await this.end('TASK_STATE_FAILED', FAILURE_TEXT.unfinished);
+    }
+  }
+
+  private logWriteFailure(error: unknown): void {
+    this.deps.logger.error(`Could not write task ${this.taskId}: ${(error as Error)?.name ?? 'error'}`);
+  }
+}
