@@ -28,12 +28,23 @@ async function main(args: string[]): Promise<void> {
       `warm-up ${config.warmup}, in flight ${config.concurrency.join(' and ')}; servers in processes of their own: ` +
       `${config.rounds} rounds of ${config.roundMs} ms, ${config.streams.toLocaleString('en-US')} open streams, ${config.tasks.toLocaleString('en-US')} tasks`,
   );
+  const failed: string[] = [];
   for (const name of names) {
-    const scenario = ((await import(new URL(`${name}.js`, COMPILED).href)) as { default: Scenario }).default;
-    out(`\n== ${name}: ${scenario.description}`);
-    await scenario.run(config);
+    // one broken scenario says so and the others still run: the run fails at its end
+    try {
+      const scenario = ((await import(new URL(`${name}.js`, COMPILED).href)) as { default: Scenario }).default;
+      out(`\n== ${name}: ${scenario.description}`);
+      await scenario.run(config);
+    } catch (error) {
+      failed.push(name);
+      reportFailure(name, error);
+    }
   }
   printGoals();
+  if (failed.length > 0) {
+    process.stderr.write(`\nbench failed: ${failed.join(', ')} (see above)\n`);
+    process.exitCode = 1;
+  }
   out(`\n(at the end: ${machineLoad()})`);
 }
 
@@ -52,9 +63,13 @@ function printGoals(): void {
   for (const goal of goals) out(`${goal.status.padEnd(17)}  ${goal.goal.padEnd(width)}  ${goal.measured}`);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`\nbench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+function reportFailure(what: string, error: unknown): void {
+  process.stderr.write(`\n${what} failed: ${error instanceof Error ? error.message : String(error)}\n`);
   const cause = (error as { cause?: unknown })?.cause;
   if (cause instanceof Error && cause.stack) process.stderr.write(`${cause.stack}\n`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  reportFailure('bench', error);
   process.exitCode = 1;
 });

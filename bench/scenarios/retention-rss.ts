@@ -54,13 +54,14 @@ async function measure(def: StackDef, tasks: number): Promise<void> {
     const { settled, waitedMs } = await settle(server, after);
     const growth = (settled.rss - idle.rss) / MB;
     const mb = (bytes: number) => `${(bytes / MB).toFixed(0)} MB`;
+    const plus = (bytes: number) => `${bytes >= 0 ? '+' : ''}${(bytes / MB).toFixed(1)} MB`;
     out(
       `  ${def.label}${judged ? '' : ' (reference: keeps every task)'}: ${mb(started.rss)} at start, idle ${mb(idle.rss)} after ${WARM_UP_TASKS} tasks; ` +
         `${Math.round(round.perSec).toLocaleString('en-US')} tasks/s\n` +
-        `    right after: ${mb(after.rss)}, +${((after.rss - idle.rss) / MB).toFixed(1)} MB RSS (${memoryGrowth(idle, after)})\n` +
-        `    settled (lowest over ${SETTLE_MS / 1000} s of quiet, at ${(waitedMs / 1000).toFixed(0)} s): ${mb(settled.rss)}, +${growth.toFixed(1)} MB RSS (${memoryGrowth(idle, settled)})`,
+        `    right after: ${mb(after.rss)}, ${plus(after.rss - idle.rss)} RSS (${memoryGrowth(idle, after)})\n` +
+        `    settled (lowest over ${SETTLE_MS / 1000} s of quiet, at ${(waitedMs / 1000).toFixed(0)} s): ${mb(settled.rss)}, ${plus(settled.rss - idle.rss)} RSS (${memoryGrowth(idle, settled)})`,
     );
-    if (judged) reportGoal({ goal, measured: `+${growth.toFixed(1)} MB settled, +${((after.rss - idle.rss) / MB).toFixed(1)} MB right after (goal ≤ ${GOAL_MB} MB)`, status: growth <= GOAL_MB ? 'MET' : 'NOT MET' });
+    if (judged) reportGoal({ goal, measured: `${plus(settled.rss - idle.rss)} settled, ${plus(after.rss - idle.rss)} right after (goal ≤ ${GOAL_MB} MB)`, status: growth <= GOAL_MB ? 'MET' : 'NOT MET' });
   } finally {
     await client.close();
     await server.close();
