@@ -162,6 +162,17 @@ describe('the packed nestjs-a2a in fresh apps', () => {
       expect(JSON.parse(stdout)).toEqual({ same: true, instanceOf: true });
     });
 
+    it('loads its client and testing entries through require() and import(), outside any test runner', async () => {
+      const probe = [
+        "const entries = ['nestjs-a2a/client', 'nestjs-a2a/testing'];",
+        'Promise.all(entries.map((entry) => import(entry))).then((imported) => {',
+        '  console.log(JSON.stringify(entries.map((entry, i) => typeof require(entry)[i === 0 ? "A2AClient" : "InProcessA2A"] === "function" && require(entry) !== undefined && Object.keys(imported[i]).length > 0)));',
+        '});',
+      ].join('\n');
+      const { stdout } = await run(process.execPath, ['--input-type=commonjs', '-e', probe], { cwd: dir });
+      expect(JSON.parse(stdout)).toEqual([true, true]);
+    });
+
     it("answers the README's first calls as written: curl on both bindings, then npx nestjs-a2a from the app's own install", async () => {
       const commands = await readmeFirstCalls();
       expect(commands).toHaveLength(5);

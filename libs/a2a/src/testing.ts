@@ -21,7 +21,7 @@ export { NEVER, fakeLookup, type FakeAnswer, type FakeLookup } from './testing/f
 export { InProcessA2A, type InProcessA2AOptions, type InProcessStreamEvent } from './testing/in-process-a2a.js';
 
 // a task backend of your own (`taskBackend`), tested by the suites the module's own backends pass;
-// they are jest suites (`@jest/globals`), run in your own spec files
+// they run in your own spec files, on jest's globals (jest, or vitest with globals: true)
 export { describeTaskBackendContract, type TaskBackendContractOptions, type TaskBackendUnderTest } from './testing/task-backend.contract.js';
 export { describeTaskStoreContract, type TaskStoreUnderTest } from './testing/task-store.contract.js';
 export { describeEventLogContract, type EventLogUnderTest } from './testing/event-log.contract.js';

@@ -7,7 +7,7 @@
  * hanging the suite.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { testGlobals } from './test-globals.js';
 import { waitUntil } from './wait-until.js';
 import type { StreamResponse } from '../protocol/types.js';
 import type { EventLog, LoggedEvent } from '../tasks/event-log.js';
@@ -86,6 +86,7 @@ export function collect(
 }
 
 export function describeEventLogContract(name: string, create: () => Promise<EventLogUnderTest>): void {
+  const { afterEach, beforeEach, describe, expect, it } = testGlobals();
   describe(`EventLog contract: ${name}`, () => {
     let subject: EventLogUnderTest;
     let log: EventLog;

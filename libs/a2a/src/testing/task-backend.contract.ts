@@ -14,7 +14,7 @@
  * storage (one key prefix, schema or database per spec file is enough).
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { testGlobals } from './test-globals.js';
 import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { TaskBackend, TaskWrite } from '../tasks/task-backend.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope } from '../tasks/task-store.js';
@@ -52,6 +52,7 @@ function stateEvent(taskId: string, state: TaskState): StreamResponse {
 }
 
 export function describeTaskBackendContract(name: string, create: () => Promise<TaskBackendUnderTest>, options: TaskBackendContractOptions = {}): void {
+  const { afterEach, beforeEach, describe, expect, it } = testGlobals();
   const leaseMs = options.leaseMs ?? 10_000;
 
   describeTaskStoreContract(name, async () => {

@@ -6,7 +6,7 @@
  * a backend (one Redis key prefix per spec file is enough).
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { testGlobals } from './test-globals.js';
 import { InvalidParamsError } from '../protocol/errors.js';
 import type { Task, TaskState } from '../protocol/types.js';
 import { ConcurrentTaskUpdateError, type TaskQuery, type TaskScope, type TaskStore } from '../tasks/task-store.js';
@@ -33,6 +33,7 @@ export function makeTask(id: string, options: { contextId?: string; state?: Task
 }
 
 export function describeTaskStoreContract(name: string, create: () => Promise<TaskStoreUnderTest>): void {
+  const { afterEach, beforeEach, describe, expect, it } = testGlobals();
   describe(`TaskStore contract: ${name}`, () => {
     let subject: TaskStoreUnderTest;
     let store: TaskStore;
