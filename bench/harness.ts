@@ -22,6 +22,15 @@ export interface BenchConfig {
    * run (GC pressure, other processes on the machine) is shared among them instead of hitting the last.
    */
   readonly rounds: number;
+  /**
+   * How long one round of the scenarios with servers in processes of their own lasts (they count
+   * operations per second over a time, not a number of operations); the warm-up is one such round.
+   */
+  readonly roundMs: number;
+  /** SSE streams the open-streams scenario holds on one task. */
+  readonly streams: number;
+  /** Completed tasks after which the retention scenario measures RSS. */
+  readonly tasks: number;
 }
 
 export interface Scenario {
@@ -48,12 +57,12 @@ export interface Measurement {
   readonly p99Ms: number;
 }
 
-const DEFAULTS = { ops: 2000, warmup: 500, concurrency: [1, 32], rounds: 3 };
+const DEFAULTS = { ops: 2000, warmup: 500, concurrency: [1, 32], rounds: 5, roundMs: 2000, streams: 10_000, tasks: 100_000 };
 
-/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N` or `BENCH_OPS` etc. */
+/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N` or `BENCH_OPS`, `BENCH_ROUND_MS` etc. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const given = (name: string): string | undefined =>
-    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? env[`BENCH_${name.toUpperCase()}`];
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`];
   const integer = (name: string, fallback: number, min: number): number => {
     const raw = given(name);
     if (raw === undefined || raw === '') return fallback;
@@ -71,6 +80,9 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = pro
     warmup: integer('warmup', DEFAULTS.warmup, 0),
     concurrency,
     rounds: integer('rounds', DEFAULTS.rounds, 1),
+    roundMs: integer('round-ms', DEFAULTS.roundMs, 100),
+    streams: integer('streams', DEFAULTS.streams, 1),
+    tasks: integer('tasks', DEFAULTS.tasks, 1),
   };
 }
 
@@ -164,6 +176,31 @@ export function printTable(title: string, results: readonly Measurement[], basel
   }
 }
 
+// ---------------------------------------------------------------- goals
+
+/** Where a goal stands after a run. */
+export type GoalStatus = 'MET' | 'NOT MET' | 'not available yet';
+
+/** One line of a goal (issue 14, "The goal"): what it asks, what was measured, where it stands. */
+export interface GoalLine {
+  readonly goal: string;
+  readonly measured: string;
+  readonly status: GoalStatus;
+}
+
+const goalLines: GoalLine[] = [];
+
+/** Prints a goal's line now and keeps it for the summary `run.ts` prints at the end. */
+export function reportGoal(line: GoalLine): void {
+  goalLines.push(line);
+  out(`GOAL     ${line.goal}: ${line.measured} → ${line.status}`);
+}
+
+/** Every goal line reported so far in this run. */
+export function reportedGoals(): readonly GoalLine[] {
+  return goalLines;
+}
+
 /** Writes a line to stdout (not through `console`, which {@link muteConsole} may have muted). */
 export function out(text = ''): void {
   process.stdout.write(`${text}\n`);
@@ -198,7 +235,8 @@ function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-function percentiles(latenciesMs: Float64Array): { p50Ms: number; p99Ms: number } {
+/** p50 and p99 of `latenciesMs` (nearest rank). */
+export function percentiles(latenciesMs: Float64Array): { p50Ms: number; p99Ms: number } {
   const sorted = Float64Array.from(latenciesMs).sort();
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
   return { p50Ms: at(0.5), p99Ms: at(0.99) };

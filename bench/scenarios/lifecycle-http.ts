@@ -25,13 +25,11 @@ import express from 'express';
 import type { A2ARedisOptions } from 'nestjs-a2a';
 import { Agent } from 'undici';
 import { out, type BenchConfig, type Scenario } from '../harness.js';
-import { closeServer, KEEP_ALIVE_MS, listenLocally } from '../support/http.js';
+import { closeServer, JSON_RPC_PATH, KEEP_ALIVE_MS, listenLocally } from '../support/http.js';
 import { checkSendMessageAnswer, inputOf, lifecycleModule, runLifecycle, sdkRequestHandler, sendMessageParams, type Stack } from '../support/lifecycle.js';
 
 const BASELINE = '@a2a-js/sdk express in-memory';
 
-/** The JSON-RPC endpoint's path on every server (nestjs-a2a's default; the SDK's is mounted there too). */
-const JSON_RPC_PATH = '/a2a/jsonrpc';
 const HEADERS = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
 /** A server listening on 127.0.0.1, and how many TCP connections it accepted (keep-alive: the most in flight). */
 interface HttpStack extends Stack {

@@ -7,6 +7,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** The endpoints on every server (nestjs-a2a's default paths; the SDK's handlers are mounted there too). */
+export const JSON_RPC_PATH = '/a2a/jsonrpc';
+export const REST_PATH = '/a2a/rest';
+
 /**
  * How long an idle keep-alive connection stays open, on the servers and in the clients. Node's
  * default (5 s) is shorter than the other stacks' turns in a round, so connections would be closed

@@ -4,23 +4,66 @@
  * three-stack run with its verdict line, and the Redis housekeeping. One operation is a blocking SendMessage whose executor
  * publishes the task (SUBMITTED), WORKING, one text artifact `echo: <text>` and COMPLETED.
  *
+ * The agents know two more texts, for the scenarios whose servers run in processes of their own
+ * (../servers/server.ts): `msg …` is answered with a Message `echo: <text>`; `hold <n> …` reaches
+ * WORKING, waits for {@link heldTasks}' release, then publishes n WORKING updates whose message is
+ * `step-<i>` and COMPLETED.
+ *
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable, Module } from '@nestjs/common';
-import { TaskState, type AgentCard, type Part as SdkPart } from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard, type Part as SdkPart } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore as SdkInMemoryTaskStore, type AgentExecutor as SdkAgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { Redis } from 'ioredis';
-import { A2AAgent, A2AModule, type A2APushOptions, type A2ARedisOptions, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2AAgent, A2AModule, type A2APushOptions, type A2ARedisOptions, type A2AStreamingOptions, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { compare, muteConsole, mutedConsoleCalls, out, ratio, type BenchConfig, type Measurement } from '../harness.js';
+import { JSON_RPC_PATH, REST_PATH } from './http.js';
 
 export const AGENT = 'bench';
 const SKILLS = [{ id: 'echo', name: 'Echo', description: 'Answers with the text it was sent', tags: ['bench'] }];
 /** What the executors make of a message's text: the artifact proves which message it answered. */
 export const answerTo = (text: string) => `echo: ${text}`;
 export const inputOf = (seq: number) => `lifecycle ${seq}`;
+/** A text the agents answer with a Message. */
+export const MESSAGE_PREFIX = 'msg ';
+
+/** `hold <steps> …`: the number of steps the held task publishes once released, else undefined. */
+export function parseHold(text: string): number | undefined {
+  const match = /^hold (\d+) /.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The `hold` tasks of this process waiting for {@link release}, and who waits for enough of them. */
+class HeldTasks {
+  private readonly held: Array<() => void> = [];
+  private readonly waiters: Array<{ atLeast: number; resolve: () => void }> = [];
+
+  /** A held task's executor: resolves at the release. */
+  wait(): Promise<void> {
+    return new Promise((resolve) => {
+      this.held.push(resolve);
+      for (const waiter of this.waiters.filter((w) => this.held.length >= w.atLeast)) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    });
+  }
+
+  /** Resolves once at least `atLeast` tasks are held. */
+  whenAtLeast(atLeast: number): Promise<void> {
+    return this.held.length >= atLeast ? Promise.resolve() : new Promise((resolve) => this.waiters.push({ atLeast, resolve }));
+  }
+
+  /** Lets every held task go on. */
+  release(): void {
+    for (const release of this.held.splice(0)) release();
+  }
+}
+
+export const heldTasks = new HeldTasks();
 
 /** One stack under measurement: its operation, and how to let go of what it holds. */
 export interface Stack {
@@ -33,25 +76,47 @@ export interface Stack {
 export const sdkText = (value: string): SdkPart => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 const sdkTimestamp = () => new Date().toISOString();
 
-/** The SDK's way: every event published on the bus, the first one the Task. */
+/** The SDK's way: every event published on the bus, the first one the Task (or the one Message). */
 class SdkBenchExecutor implements SdkAgentExecutor {
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const { taskId, contextId, userMessage } = request;
     const text = userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('\n');
-    const status = (state: TaskState) => ({ state, message: undefined, timestamp: sdkTimestamp() });
+    const agentMessage = (value: string, taskIdOf = taskId) => ({
+      messageId: randomUUID(),
+      contextId,
+      taskId: taskIdOf,
+      role: Role.ROLE_AGENT,
+      parts: [sdkText(value)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    });
+    if (text.startsWith(MESSAGE_PREFIX)) {
+      bus.publish(AgentEvent.message(agentMessage(answerTo(text), '')));
+      bus.finished();
+      return;
+    }
+    const steps = parseHold(text);
+    const status = (state: TaskState, message?: string) => ({ state, message: message === undefined ? undefined : agentMessage(message), timestamp: sdkTimestamp() });
+    const update = (state: TaskState, message?: string) => AgentEvent.statusUpdate({ taskId, contextId, status: status(state, message), metadata: undefined });
     bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TaskState.TASK_STATE_SUBMITTED), artifacts: [], history: [userMessage], metadata: undefined }));
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_WORKING), metadata: undefined }));
-    bus.publish(
-      AgentEvent.artifactUpdate({
-        taskId,
-        contextId,
-        artifact: { artifactId: randomUUID(), name: 'answer', description: '', parts: [sdkText(answerTo(text))], metadata: undefined, extensions: [] },
-        append: false,
-        lastChunk: true,
-        metadata: undefined,
-      }),
-    );
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TaskState.TASK_STATE_COMPLETED), metadata: undefined }));
+    bus.publish(update(TaskState.TASK_STATE_WORKING));
+    if (steps !== undefined) {
+      await heldTasks.wait();
+      for (let i = 0; i < steps; i++) bus.publish(update(TaskState.TASK_STATE_WORKING, `step-${i}`));
+    } else {
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: { artifactId: randomUUID(), name: 'answer', description: '', parts: [sdkText(answerTo(text))], metadata: undefined, extensions: [] },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+    }
+    bus.publish(update(TaskState.TASK_STATE_COMPLETED));
   }
 
   async cancelTask(): Promise<void> {}
@@ -60,7 +125,11 @@ class SdkBenchExecutor implements SdkAgentExecutor {
 const SDK_CARD: AgentCard = {
   name: AGENT,
   description: 'lifecycle benchmark',
-  supportedInterfaces: [{ url: 'http://127.0.0.1/', protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+  // the SDK accepts a binding's A2A-Version only when the card lists that binding with that version
+  supportedInterfaces: [
+    { url: `http://127.0.0.1${JSON_RPC_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+    { url: `http://127.0.0.1${REST_PATH}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
+  ],
   provider: undefined,
   version: '1.0.0',
   documentationUrl: '',
@@ -84,15 +153,24 @@ export function sdkRequestHandler(): DefaultRequestHandler {
 @Injectable()
 export class NestBenchAgent implements AgentExecutor {
   async execute(ctx: TaskContext): Promise<void> {
+    const text = ctx.text;
+    if (text.startsWith(MESSAGE_PREFIX)) return ctx.reply(answerTo(text));
+    const steps = parseHold(text);
     await ctx.working();
-    await ctx.addArtifact({ name: 'answer', parts: [{ text: answerTo(ctx.text) }] });
+    if (steps === undefined) {
+      await ctx.addArtifact({ name: 'answer', parts: [{ text: answerTo(text) }] });
+      return ctx.complete();
+    }
+    await ctx.flushed(); // a subscriber that comes now sees WORKING in its snapshot
+    await heldTasks.wait();
+    for (let i = 0; i < steps; i++) await ctx.working(`step-${i}`);
     await ctx.complete();
   }
 }
 
-/** The app module: A2AModule serving the bench agent, in memory or on `redis` (with `push`, if given). */
-export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions): new () => object {
-  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis, push })], providers: [NestBenchAgent] })
+/** The app module: A2AModule serving the bench agent, in memory or on `redis` (with `push` and `streaming`, if given). */
+export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions, streaming?: A2AStreamingOptions): new () => object {
+  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis, push, streaming })], providers: [NestBenchAgent] })
   class LifecycleBenchModule {}
   return LifecycleBenchModule;
 }
@@ -190,7 +268,7 @@ function printVerdict(subject: string, results: readonly Measurement[], label: s
  * operation's write and the next), p50. When that alone reaches the baseline's p50, no Redis-backed
  * stack can match it one operation at a time; with more in flight, round trips overlap.
  */
-async function printRedisFloor(results: readonly Measurement[], baseline: string): Promise<void> {
+export async function printRedisFloor(results: readonly Measurement[], baseline: string): Promise<void> {
   const base = results.find((m) => m.label === baseline && m.concurrency === 1);
   if (!base) return;
   const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectionName: 'a2a-bench-floor' });
