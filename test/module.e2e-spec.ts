@@ -436,6 +436,18 @@ describe("the host app's own JSON body parser", () => {
     expect(a2aJson.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
+  // found by the fuzzer: Nest's parser takes `Content-Length: 0` for a body, and one it cannot inflate got Nest's 400
+  it('answers an empty body in a Content-Encoding in the binding shape, not the host parser’s', async () => {
+    running = await defaultApp(A2AModule.forRoot());
+    for (const encoding of ['deflate', 'gzip', 'x-custom']) {
+      const headers = { 'content-type': 'application/json', 'content-encoding': encoding, ...V1 };
+      const rpc = await fetch(`${running.url}/a2a/jsonrpc`, { method: 'POST', headers, body: '' });
+      expect(((await rpc.json()) as Json)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32005 } });
+      const rest = await fetch(`${running.url}/a2a/rest/message:send`, { method: 'POST', headers, body: '' });
+      expect(((await rest.json()) as Json).error).toMatchObject({ code: rest.status });
+    }
+  });
+
   it('holds limits.maxBodyBytes on the A2A routes of a default NestFactory.create(AppModule) app, whatever the content type', async () => {
     running = await defaultApp(A2AModule.forRoot({ limits: { maxBodyBytes: 300_000 } }));
     const text = (size: number) => userMessage('x'.repeat(size));

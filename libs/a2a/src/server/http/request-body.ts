@@ -52,7 +52,9 @@ export function hasBody(req: IncomingMessage): boolean {
  * over the limit is drained first, as the host's parsers do, so the answer can be sent.
  */
 export async function readBodyAhead(req: IncomingMessage, limits: BodyLimits): Promise<void> {
-  if (READ.has(req) || !hasBody(req)) return;
+  // `Content-Length: 0` is read too (as nothing): the host's parsers take it for a body, and one
+  // of them would otherwise answer it in its own shape (an empty deflate body fails to inflate)
+  if (READ.has(req) || (!hasBody(req) && req.headers['content-length'] === undefined)) return;
   let read: ReadBody;
   try {
     read = new ReadBody({ bytes: await readAll(req, limits.maxBodyBytes) });
