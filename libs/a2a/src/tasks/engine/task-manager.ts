@@ -108,18 +108,6 @@ export class TaskManager {
     return turn;
   }
 
-  /**
-   * The message's contextId, or undefined when it names none ('' names none).
-   * @throws InvalidParamsError naming the field and the bound (never the value)
-   */
-  private givenContextId(contextId: unknown): string | undefined {
-    if (contextId === undefined || contextId === '') return undefined;
-    if (typeof contextId !== 'string' || contextId.length > this.maxContextIdLength) {
-      throw InvalidParamsError.field('message.contextId', `must be a string of at most ${this.maxContextIdLength} characters (limits.maxContextIdLength)`);
-    }
-    return contextId;
-  }
-
   /** @throws TaskNotFoundError */
   get(scope: TaskScope, taskId: string): Promise<StoredTask> {
     return requireTask(this.backend.store, scope, taskId);
@@ -159,5 +147,17 @@ export class TaskManager {
   /** Aborts every running executor and fails its task: the server is going away. */
   async shutdown(): Promise<void> {
     await Promise.all([...this.turns.values()].map((turn) => turn.stop(FAILURES.shutdown)));
+  }
+
+  /**
+   * The message's contextId, or undefined when it names none ('' names none).
+   * @throws InvalidParamsError naming the field and the bound (never the value)
+   */
+  private givenContextId(contextId: unknown): string | undefined {
+    if (contextId === undefined || contextId === '') return undefined;
+    if (typeof contextId !== 'string' || contextId.length > this.maxContextIdLength) {
+      throw InvalidParamsError.field('message.contextId', `must be a string of at most ${this.maxContextIdLength} characters (limits.maxContextIdLength)`);
+    }
+    return contextId;
   }
 }
