@@ -80,9 +80,14 @@ describe('conversations on the demo (callers alice and bob)', () => {
       expect(exactly.result.task.contextId).toBe('Q'.repeat(128));
     });
 
-    it('a contextId that is not a string is InvalidParams naming the field, never the value', async () => {
-      const res = await clientOf(demo.url, alice).call('SendMessage', { message: userMessage('/task hi', { contextId: 987654321 }) });
-      expect(res.error?.details).toContainEqual(expect.objectContaining({ fieldViolations: [expect.objectContaining({ field: 'message.contextId' })] }));
+    it.each([
+      ['a number', 987654321],
+      ['an object', { nested: 'VALUE-987654321' }],
+    ])('a contextId that is %s is InvalidParams naming the field and the bound, never the value', async (_label, contextId) => {
+      const res = await clientOf(demo.url, alice).call('SendMessage', { message: userMessage('/task hi', { contextId }) });
+      expect(res.error?.details).toContainEqual(
+        expect.objectContaining({ fieldViolations: [{ field: 'message.contextId', description: 'must be a string of at most 128 characters (limits.maxContextIdLength)' }] }),
+      );
       expect(JSON.stringify(res.raw)).not.toContain('987654321');
     });
   });
@@ -239,7 +244,7 @@ function tool(name: string, failure?: Error): AgentTool<{ q: string }, string> {
 describe('executor failures on the wire', () => {
   let app: RunningApp;
   beforeAll(async () => {
-    app = await startApp(A2AModule.forRoot({ limits: { executorTimeoutMs: 400 } }), [FailingAgent]);
+    app = await startApp(A2AModule.forRoot({ limits: { executorTimeoutMs: 400, maxContextIdLength: 16 } }), [FailingAgent]);
   });
   afterAll(() => app.close());
 
@@ -260,6 +265,13 @@ describe('executor failures on the wire', () => {
       for (const bytes of [JSON.stringify(events), JSON.stringify(task)]) {
         expect(bytes).not.toMatch(/SECRET|hunter2|db\.internal|lookup-peer|billing-peer|Error:|at \//);
       }
+    });
+
+    it('the contextId bound is an option (limits.maxContextIdLength)', async () => {
+      const client = clientOf(app.url);
+      const over = await client.call('SendMessage', { message: userMessage('ok', { contextId: 'x'.repeat(17) }) });
+      expect(over.error?.details).toContainEqual(expect.objectContaining({ fieldViolations: [expect.objectContaining({ description: expect.stringContaining('at most 16 characters') })] }));
+      expect((await client.call('SendMessage', { message: userMessage('ok', { contextId: 'x'.repeat(16) }) })).result.task.status.state).toBe('TASK_STATE_COMPLETED');
     });
 
     it('a cancellation says so: CANCELED, not FAILED', async () => {

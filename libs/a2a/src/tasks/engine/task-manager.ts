@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { InvalidParamsError, TaskNotCancelableError, UnsupportedOperationError, echoed } from '../../protocol/errors.js';
+import { contextIdRule } from '../../protocol/codec.js';
 import { jsonSizeOf } from '../../protocol/json-value.js';
 import { isTerminalState, type Task } from '../../protocol/types.js';
 import type { LoggedEvent } from '../event-log.js';
@@ -156,7 +157,7 @@ export class TaskManager {
   private givenContextId(contextId: unknown): string | undefined {
     if (contextId === undefined || contextId === '') return undefined;
     if (typeof contextId !== 'string' || contextId.length > this.maxContextIdLength) {
-      throw InvalidParamsError.field('message.contextId', `must be a string of at most ${this.maxContextIdLength} characters (limits.maxContextIdLength)`);
+      throw InvalidParamsError.field('message.contextId', contextIdRule(this.maxContextIdLength));
     }
     return contextId;
   }
