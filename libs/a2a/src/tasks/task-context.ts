@@ -44,7 +44,7 @@ export function failedStepOf(error: unknown): { readonly step: number; readonly 
   return typeof error === 'object' && error !== null ? failedSteps.get(error) : undefined;
 }
 
-/** Options of a whole artifact made by a helper (`addData`, `streamText`). @publicApi */
+/** Options of a whole artifact made by a helper (`addData`). @publicApi */
 export interface ArtifactOptions {
   artifactId?: string;
   name?: string;

@@ -14,7 +14,7 @@ import { applyEvent } from '../task-fold.js';
 import { requireTask, type StoredTask, type TaskScope } from '../task-store.js';
 import type { CommitFn } from './commit-pipeline.js';
 import { INTERRUPTED_RETURN_MS, type TurnOutcome } from './turn.js';
-import { failureEvent, FAILURES, moduleStatusEvent, type Failure, type IdsAndClock } from './turn-events.js';
+import { endingEvent, FAILURES, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How often a continuation tries the claim while another instance still holds it. */
 const CLAIM_RETRY_MS = 25;
@@ -119,8 +119,7 @@ export class TaskClaims {
     try {
       const stored = await requireTask(store, scope, taskId);
       if (isTerminalState(stored.task.status.state)) return stored;
-      const contextId = stored.task.contextId ?? '';
-      const event = failure ? failureEvent(taskId, contextId, failure, this.deps) : moduleStatusEvent(taskId, contextId, 'TASK_STATE_CANCELED', undefined, this.deps);
+      const event = endingEvent(taskId, stored.task.contextId ?? '', failure, this.deps);
       return await this.deps.commit({ scope, current: stored, events: [event], next: applyEvent(stored.task, event)! });
     } finally {
       await coordinator.release(taskId);

@@ -70,6 +70,11 @@ export function failureEvent(taskId: string, contextId: string, failure: Failure
   return statusEvent(taskId, contextId, 'TASK_STATE_FAILED', message, isoTime(now()));
 }
 
+/** How the module ends a task itself: FAILED saying why, or (no failure) CANCELED. */
+export function endingEvent(taskId: string, contextId: string, failure: Failure | undefined, ids: IdsAndClock): StreamResponse {
+  return failure ? failureEvent(taskId, contextId, failure, ids) : moduleStatusEvent(taskId, contextId, 'TASK_STATE_CANCELED', undefined, ids);
+}
+
 /** A chunk of an artifact, or a whole one. */
 export function artifactEvent(taskId: string, contextId: string, artifact: Artifact, append: boolean, lastChunk: boolean): StreamResponse {
   return { artifactUpdate: { taskId, contextId, artifact, append: append || undefined, lastChunk: lastChunk || undefined } };

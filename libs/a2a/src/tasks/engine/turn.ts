@@ -12,7 +12,7 @@ import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskSt
 import type { ToolCallEvents } from '../tool-call-events.js';
 import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
 import { deferred } from './deferred.js';
-import { artifactEvent, failureEvent, FAILURES, isoTime, moduleStatusEvent, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
+import { artifactEvent, endingEvent, FAILURES, isoTime, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How long a continuation waits for the turn that asked for input to return from execute(). */
 export const INTERRUPTED_RETURN_MS = 1000;
@@ -147,7 +147,7 @@ export class Turn {
         // (a peer's URL, a password in a driver's message): only its class name is logged
         const where = failure.step === undefined ? '' : ` in step ${failure.step}`;
         this.deps.logger.warn(`Agent "${agent.name}" threw ${(error as Error)?.name ?? typeof error}${where} on task ${this.taskId}: ${failure.code}`);
-        await this.enqueue(() => this.end('TASK_STATE_FAILED', failure)).catch((e) => this.logWriteFailure(e));
+        await this.enqueue(() => this.end(failure)).catch((e) => this.logWriteFailure(e));
       }
     } finally {
       clearTimeout(timer);
@@ -173,7 +173,7 @@ export class Turn {
     if (!this.pipeline.snapshot) return Promise.resolve(undefined); // the task is not stored yet: nothing to cancel
     this.controller.abort(new Error('canceled'));
     return this.enqueue(async () => {
-      if (this.state !== 'closed') await this.end('TASK_STATE_CANCELED');
+      if (this.state !== 'closed') await this.end('canceled');
       await this.pipeline.settle();
       return this.pipeline.failure ? undefined : this.pipeline.snapshot;
     });
@@ -182,7 +182,7 @@ export class Turn {
   /** Abort and fail (deadline passed, server stopping). */
   async stop(failure: Failure): Promise<void> {
     this.controller.abort(new Error(failure.text));
-    await this.enqueue(() => this.end('TASK_STATE_FAILED', failure)).catch((e) => this.logWriteFailure(e));
+    await this.enqueue(() => this.end(failure)).catch((e) => this.logWriteFailure(e));
   }
 
   // ---- what the TaskContext helpers call ----
@@ -291,24 +291,20 @@ export class Turn {
   }
 
   /** Ends the task CANCELED, or FAILED saying why (if it has not ended): opens it first when nothing was written yet. */
-  private async end(state: 'TASK_STATE_CANCELED'): Promise<void>;
-  private async end(state: 'TASK_STATE_FAILED', failure: Failure): Promise<void>;
-  private async end(state: TaskState, failure?: Failure): Promise<void> {
+  private async end(outcome: Failure | 'canceled'): Promise<void> {
     if (this.state === 'closed' || this.state === 'replied') return;
-    await this.emit(() =>
-      failure ? failureEvent(this.taskId, this.contextId, failure, this.deps) : moduleStatusEvent(this.taskId, this.contextId, state, undefined, this.deps),
-    );
+    await this.emit(() => endingEvent(this.taskId, this.contextId, outcome === 'canceled' ? undefined : outcome, this.deps));
   }
 
   /** After execute() returned (and every commit landed): no answer at all, or a task left SUBMITTED/WORKING, is a failure. */
   private async finish(): Promise<void> {
     await this.pipeline.settle();
     if (this.state === 'replied' || this.state === 'closed') return;
-    if (this.state === 'new') return this.end('TASK_STATE_FAILED', FAILURES.silent);
+    if (this.state === 'new') return this.end(FAILURES.silent);
     const state = this.pipeline.snapshot?.task.status.state;
     if (state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING') {
       this.deps.logger.warn(`Agent "${this.params.agent.name}" returned leaving task ${this.taskId} ${state}`);
-      await this.end('TASK_STATE_FAILED', FAILURES.unfinished);
+      await this.end(FAILURES.unfinished);
     }
   }
 
@@ -316,4 +312,3 @@ export class Turn {
     this.deps.logger.error(`Could not write task ${this.taskId}: ${(error as Error)?.name ?? 'error'}`);
   }
 }
-
