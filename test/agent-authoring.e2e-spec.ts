@@ -208,6 +208,7 @@ const SECRET = 'SECRET-postgres://admin:hunter2@db.internal:5432';
 @Injectable()
 class FailingAgent implements AgentExecutor {
   async execute(ctx: TaskContext): Promise<void> {
+    if (ctx.text === 'silent') return; // no answer at all
     await ctx.working();
     switch (ctx.text) {
       case 'throw':
@@ -220,6 +221,8 @@ class FailingAgent implements AgentExecutor {
         await ctx.runTool(tool('billing-peer__charge', Object.assign(new Error(`peer billing-peer at ${SECRET} refused`), { code: 'TOOL_UNAVAILABLE' })), { q: SECRET });
         return ctx.complete();
       }
+      case 'unfinished':
+        return; // leaves the task WORKING
       case 'slow':
         await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
         throw new Error(SECRET); // after the deadline: too late to say anything
@@ -254,6 +257,8 @@ describe('executor failures on the wire', () => {
       ['an exception declaring a code', 'coded', 'The agent stopped on an error (QUOTA_EXCEEDED).', { code: 'QUOTA_EXCEEDED' }],
       ['a tool step failing', 'tool', 'Step 2 of 3 failed (TOOL_UNAVAILABLE).', { code: 'TOOL_UNAVAILABLE', step: 2, steps: 3 }],
       ['the deadline', 'slow', 'The agent did not finish in time.', { code: 'DEADLINE_EXCEEDED' }],
+      ['no answer at all', 'silent', 'The agent ended without a response.', { code: 'NO_RESPONSE' }],
+      ['a task left WORKING', 'unfinished', 'The agent stopped before finishing the task.', { code: 'UNFINISHED' }],
     ])('%s: FAILED with a safe text and a stable code, nothing of the exception', async (_label, text, safe, error) => {
       const client = clientOf(app.url);
       const { events } = await client.stream('SendStreamingMessage', { message: userMessage(text) });
