@@ -48,7 +48,8 @@ export interface ConversationPlace {
  * context of the same id are not in it.
  */
 export async function readConversation(store: Pick<TaskStore, 'list'>, place: ConversationPlace, options: ConversationOptions = {}): Promise<Conversation> {
-  const max = Math.min(MAX_CONVERSATION_TURNS, Math.max(1, Math.trunc(options.maxTurns ?? DEFAULT_CONVERSATION_TURNS)));
+  const asked = Number.isFinite(options.maxTurns) ? Math.trunc(options.maxTurns!) : DEFAULT_CONVERSATION_TURNS;
+  const max = Math.min(MAX_CONVERSATION_TURNS, Math.max(1, asked));
   const room = place.prior ? max - 1 : max;
   // one more than needed: the turn's own task may be among them (stored as soon as it opened)
   const page = await store.list(place.scope, { contextId: place.contextId, pageSize: room + 1 });

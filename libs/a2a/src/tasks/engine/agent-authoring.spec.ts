@@ -123,6 +123,12 @@ describe('agent authoring', () => {
       expect((error as Error).message).not.toContain('42');
     });
 
+    it('a continuation carrying contextId "" continues its task in the task\'s own context', async () => {
+      const asked = await run(agentOf((ctx) => ctx.inputRequired('Which one?')), userMessage('book', { contextId: 'trip' }));
+      const { task } = await run(agentOf((ctx) => ctx.complete()), userMessage('the blue one', { taskId: asked.task.id, contextId: '' }));
+      expect(task).toMatchObject({ id: asked.task.id, contextId: 'trip', status: { state: 'TASK_STATE_COMPLETED' } });
+    });
+
     it('the bound is configurable', async () => {
       const strict = createManager({ maxContextIdLength: 8 });
       await expect(send(agentOf((ctx) => ctx.complete()), userMessage('hi', { contextId: 'nine-char' }), alice, strict)).rejects.toThrow('at most 8 characters');
@@ -172,6 +178,16 @@ describe('agent authoring', () => {
       );
       expect(conversation!.omitted).toBe(2);
       expect(conversation!.turns.map((t) => t.messages[0].parts[0].text)).toEqual(['m3', 'm4']);
+      // a bound that is no number is the default one
+      let fallback: Conversation | undefined;
+      await run(
+        agentOf(async (ctx) => {
+          fallback = await ctx.conversation({ maxTurns: Number.NaN });
+          await ctx.complete();
+        }),
+        userMessage('m6', { contextId }),
+      );
+      expect(fallback!.turns).toHaveLength(5);
     });
 
     it("another caller presenting the same contextId sees nothing of the first caller's thread", async () => {
