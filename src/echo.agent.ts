@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
-import { A2AAgent, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2AAgent, textPart, type AgentExecutor, type Message, type TaskContext } from 'nestjs-a2a';
 
 const MODES = ['text/plain', 'application/json'];
 const SLOW_DEFAULT_MS = 1500;
@@ -52,6 +52,7 @@ export class EchoAgent implements AgentExecutor {
       await ctx.addArtifact({ name: 'echo', parts: [{ text: `echo: ${text.slice('/task'.length).trim()}` }] });
       return ctx.complete();
     }
+    if (text.startsWith('/chat')) return this.chat(ctx, text.slice('/chat'.length).trim());
     if (text.startsWith('/ask')) return ctx.inputRequired('What should I echo?');
     if (text.startsWith('/fail')) return ctx.fail('Failed as asked (/fail).');
     if (text.startsWith('/reject')) return ctx.reject('Rejected as asked (/reject).');
@@ -115,6 +116,18 @@ export class EchoAgent implements AgentExecutor {
     return ctx.complete();
   }
 
+  /**
+   * `/chat <text>`: a task whose artifact says which `/chat` of the conversation (its contextId, this
+   * caller's) this is and what the first one said: `turn 3; first: <text>`.
+   */
+  private async chat(ctx: TaskContext, said: string): Promise<void> {
+    const { turns, omitted } = await ctx.conversation({ maxTurns: 100 });
+    const chats = turns.map((turn) => textOf(turn.messages.find((m) => m.role === 'ROLE_USER'))).filter((text) => text.startsWith('/chat'));
+    const first = omitted > 0 ? '(too long ago)' : (chats[0]?.slice('/chat'.length).trim() ?? said);
+    await ctx.addArtifact({ name: 'chat', parts: [textPart(`turn ${omitted + chats.length + 1}; first: ${first}`)] });
+    return ctx.complete();
+  }
+
   /** `/task slow [ms] [text]`: a cancel ends the wait at once, with no artifact. */
   private async slowTask(ctx: TaskContext, args: string): Promise<void> {
     const match = /^(\d+)\s*(.*)$/s.exec(args);
@@ -125,6 +138,10 @@ export class EchoAgent implements AgentExecutor {
     await ctx.addArtifact({ name: 'echo', parts: [{ text: `echo: ${rest}` }] });
     return ctx.complete();
   }
+}
+
+function textOf(message: Message | undefined): string {
+  return (message?.parts ?? []).map((p) => p.text ?? '').join('\n').trim();
 }
 
 function rawTextFile() {

@@ -3,14 +3,19 @@
  * so tests and interop clients can drive the outbound side (see README, "The demo agent").
  *
  * `/delegate <peer>__<skill> <text>` runs that tool as a step of a task and answers with the
- * peer's reply as an artifact; anything else gets a Message listing the tools it can use.
+ * peer's reply as an artifact; `/research <text>` asks three of its tools and answers in its own
+ * words, its progress `step 1/3` .. `step 3/3` and nothing about the tools; anything else gets a
+ * Message listing the tools it can use.
  */
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { A2AAgent, A2AError, type A2APeerOptions, type AgentExecutor, type Part, type TaskContext } from 'nestjs-a2a';
+import { A2AAgent, A2AError, textPart, type A2APeerOptions, type AgentExecutor, type Part, type TaskContext } from 'nestjs-a2a';
 import { PeerToolError, PeerToolProvider, type PeerTool, type PeerToolErrorCode } from 'nestjs-a2a/client';
 import type { DemoPeer } from './demo-config.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** What `/research` asks its tools, one angle per step (the tools in turn when it has fewer than three). */
+const RESEARCH_ANGLES = ['background', 'evidence', 'objections'] as const;
 
 /**
  * What the caller of `support` is told when a tool call fails: the code and what it means. The
@@ -44,14 +49,15 @@ export function demoPeerOptions(peers: readonly DemoPeer[]): A2APeerOptions[] {
 
 @A2AAgent({
   name: 'support',
-  description: "Delegates to its peer agents' skills: /delegate <peer>__<skill> <text>.",
+  description: "Delegates to its peer agents' skills: /delegate <peer>__<skill> <text>, or /research <text> across three of them.",
   skills: [
     {
       id: 'delegate',
       name: 'Delegate',
-      description: "Calls a peer agent's skill as a tool (/delegate <peer>__<skill> <text>) and answers with the peer's reply; any other text lists the tools.",
+      description:
+        "Calls a peer agent's skill as a tool (/delegate <peer>__<skill> <text>) and answers with the peer's reply; /research <text> asks three tools and answers in its own words; any other text lists the tools.",
       tags: ['delegate', 'demo'],
-      examples: ['/delegate echo__echo hello', 'which tools?'],
+      examples: ['/delegate echo__echo hello', '/research the A2A protocol', 'which tools?'],
     },
   ],
 })
@@ -62,8 +68,10 @@ export class SupportAgent implements AgentExecutor {
   constructor(@Inject(PeerToolProvider) private readonly peers: PeerToolProvider) {}
 
   async execute(ctx: TaskContext): Promise<void> {
-    const match = /^\/delegate\s+(\S+)\s?([\s\S]*)$/.exec(ctx.text.trim());
     const tools = await this.peers.tools(ctx.caller);
+    const research = /^\/research\s+([\s\S]+)$/.exec(ctx.text.trim());
+    if (research) return this.research(ctx, research[1], tools);
+    const match = /^\/delegate\s+(\S+)\s?([\s\S]*)$/.exec(ctx.text.trim());
     const tool = match ? tools.find((t) => t.name === match[1]) : undefined;
     if (!match || !tool) {
       const unknown = match ? `No tool is named ${match[1]}. ` : '';
@@ -92,6 +100,24 @@ export class SupportAgent implements AgentExecutor {
       // the peer's words, passed on: whoever reads them should know where they come from
       metadata: { peer: reply.peer, skill: reply.skill, untrusted: true, ...(reply.state === undefined ? {} : { peerState: reply.state }) },
     });
+    return ctx.complete();
+  }
+
+  /**
+   * `/research <text>`: three tool steps, then an answer of its own. The wire shows `step i/3` and
+   * the answer; which tools and peers were asked, and what, only `ToolCallEvents` listeners hear. A
+   * failing tool is left uncaught: the task fails saying which step failed.
+   */
+  private async research(ctx: TaskContext, question: string, tools: readonly PeerTool[]): Promise<void> {
+    if (tools.length === 0) return ctx.reply(listing(tools));
+    ctx.expectSteps(RESEARCH_ANGLES.length);
+    let sources = 0;
+    for (const [i, angle] of RESEARCH_ANGLES.entries()) {
+      const found = await ctx.runTool(tools[i % tools.length], { text: `${angle}: ${question}` });
+      if (found.text.trim() !== '') sources += 1;
+    }
+    // the peers' words are untrusted and would repeat what was asked: the answer is the agent's own
+    await ctx.addArtifact({ name: 'research', parts: [textPart(`research: ${question} (${sources} sources)`)] });
     return ctx.complete();
   }
 }

@@ -23,6 +23,10 @@ describe('entry points', () => {
         // agents, the executor API, security
         'A2AAgent',
         'TaskContext',
+        'dataPart',
+        'filePart',
+        'textPart',
+        'ToolCallEvents',
         'A2ACallerResolver',
         'ANONYMOUS_SUBJECT',
         'A2APublic',

@@ -127,6 +127,7 @@ describe('two instances, one Redis', () => {
       c.app.get<RedisConnection>(A2A_REDIS).client.disconnect();
       const failed = await waitForTask(restA, task.id, (t) => t.status.state === 'TASK_STATE_FAILED', 5000);
       expect(failed.status.message.parts[0].text).toBe('The agent instance running this task stopped before finishing it.');
+      expect(failed.status.message.metadata).toEqual({ error: { code: 'INSTANCE_LOST' } }); // a lost instance says which it was
     } finally {
       await c.close();
     }
@@ -138,5 +139,6 @@ describe('two instances, one Redis', () => {
     await c.close();
     const failed = (await restA.call('GetTask', { id: task.id })).result;
     expect(failed.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { parts: [{ text: 'The agent was stopped because the server is shutting down.' }] } });
+    expect(failed.status.message.metadata).toEqual({ error: { code: 'SHUTTING_DOWN' } });
   });
 });

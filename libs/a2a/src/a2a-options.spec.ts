@@ -44,6 +44,7 @@ describe('module options', () => {
       maxPartBytes: 1024 * 1024,
       maxMetadataBytes: 64 * 1024,
       maxListItems: 100,
+      maxContextIdLength: 128,
     });
     expect(checked.options.card).toEqual({ version: '2.0.0', maxAgeSeconds: 300 });
   });

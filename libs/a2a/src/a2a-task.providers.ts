@@ -11,6 +11,7 @@ import { RedisTaskBackend } from './tasks/redis/redis-task-backend.js';
 import { TaskBackend } from './tasks/task-backend.js';
 import { TASK_EVENT_LISTENERS, type TaskEventListener } from './tasks/task-events.js';
 import { TaskManager } from './tasks/engine/task-manager.js';
+import { ToolCallEvents } from './tasks/tool-call-events.js';
 
 function taskBackendFor(options: ResolvedA2AOptions, redis: RedisConnection | undefined): TaskBackend {
   if (options.taskBackend) return options.taskBackend;
@@ -22,10 +23,14 @@ function taskBackendFor(options: ResolvedA2AOptions, redis: RedisConnection | un
 
 export const TASK_PROVIDERS: Provider[] = [
   { provide: TaskBackend, useFactory: taskBackendFor, inject: [A2A_OPTIONS, A2A_REDIS] },
+  { provide: ToolCallEvents, useFactory: () => new ToolCallEvents() },
   {
     provide: TaskManager,
-    useFactory: (backend: TaskBackend, listeners: TaskEventListener[], options: ResolvedA2AOptions) =>
-      new TaskManager({ backend, listeners }, { executorTimeoutMs: options.limits.executorTimeoutMs }),
-    inject: [TaskBackend, TASK_EVENT_LISTENERS, A2A_OPTIONS],
+    useFactory: (backend: TaskBackend, listeners: TaskEventListener[], toolEvents: ToolCallEvents, options: ResolvedA2AOptions) =>
+      new TaskManager(
+        { backend, listeners, toolEvents },
+        { executorTimeoutMs: options.limits.executorTimeoutMs, maxContextIdLength: options.limits.maxContextIdLength },
+      ),
+    inject: [TaskBackend, TASK_EVENT_LISTENERS, ToolCallEvents, A2A_OPTIONS],
   },
 ];

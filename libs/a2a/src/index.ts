@@ -22,7 +22,10 @@ export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js
 // agents: the decorator and the executor API
 export { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './server/a2a-agent.decorator.js';
 export type { A2ACaller, AgentExecutor, AgentTool, MessageInput, ToolInvocation } from './tasks/agent-executor.js';
-export { TaskContext, type ArtifactChunkOptions } from './tasks/task-context.js';
+export { TaskContext, type ArtifactChunkOptions, type ArtifactOptions } from './tasks/task-context.js';
+export type { Conversation, ConversationOptions, ConversationTurn } from './tasks/conversation.js';
+export { dataPart, filePart, textPart, type FileInput } from './tasks/parts.js';
+export { ToolCallEvents, type ToolCallEvent, type ToolCallListener } from './tasks/tool-call-events.js';
 export { A2ACallerResolver, ANONYMOUS_SUBJECT, type RequestedScope } from './server/caller-resolver.js';
 
 // security: the app's own guards on every A2A route, an honest card

@@ -876,6 +876,19 @@ describe('decode: limits, checked while decoding', () => {
     expect(() => decode(S.SendMessageRequestSchema, over)).not.toThrow();
   });
 
+  it("holds a message's contextId to maxContextIdLength, when given: a string of at most that many characters, the value never quoted", () => {
+    const limits = { ...LIMITS, maxContextIdLength: 8 };
+    const rule = { field: 'message.contextId', description: 'must be a string of at most 8 characters (limits.maxContextIdLength)' };
+    for (const contextId of ['123456789', 12345, { a: 'b' }, ['x']]) {
+      const error = thrown(() => decode(S.SendMessageRequestSchema, send({ contextId }), '', { limits }));
+      expect((error as InvalidParamsError).fieldViolations).toEqual([rule]);
+      expect((error as Error).message).not.toMatch(/123456789|12345/);
+    }
+    expect(() => decode(S.SendMessageRequestSchema, send({ contextId: '12345678' }), '', { limits })).not.toThrow();
+    // without the bound, only the type is checked
+    expect(() => decode(S.SendMessageRequestSchema, send({ contextId: 'x'.repeat(500) }), '', { limits: LIMITS })).not.toThrow();
+  });
+
   it('counts parts before reading them: one violation naming the field and the bound, whatever the parts hold', () => {
     // each of these parts is itself invalid: none is read
     const parts = Array.from({ length: 1_000_000 }, () => ({ bogus: true }));

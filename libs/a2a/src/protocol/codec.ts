@@ -47,10 +47,11 @@ export interface FieldSpec {
   readonly aliases?: readonly string[];
   /**
    * Which of the {@link DecodeLimits} bounds the field: `parts` (its item count), `partContent`
-   * (the bytes of a part's content), `metadata` (its JSON bytes). Every other repeated field and
-   * map is bounded by `maxListItems`.
+   * (the bytes of a part's content), `metadata` (its JSON bytes), `contextId` (a string of at most
+   * `maxContextIdLength` characters, when that is given). Every other repeated field and map is
+   * bounded by `maxListItems`.
    */
-  readonly bound?: 'parts' | 'partContent' | 'metadata';
+  readonly bound?: 'parts' | 'partContent' | 'metadata' | 'contextId';
 }
 
 export interface OneofSpec<Name extends string = string> {
@@ -150,6 +151,13 @@ export interface DecodeLimits {
   readonly maxMetadataBytes: number;
   /** Items of any other list (`extensions`, `referenceTaskIds`, `acceptedOutputModes` …) and entries of a map. */
   readonly maxListItems: number;
+  /** Characters of a message's `contextId`; unchecked when absent (the task engine checks it too). */
+  readonly maxContextIdLength?: number;
+}
+
+/** The rule a message's `contextId` is held to, as a violation says it (the value is never quoted). */
+export function contextIdRule(max: number): string {
+  return `must be a string of at most ${max} characters (limits.maxContextIdLength)`;
 }
 
 /** Defaults a server can defend: far above what agents send, far below what holds the event loop. */
@@ -163,16 +171,19 @@ export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
 /** Decoding stops after this many violations: the answer lists them, and a request cannot make it longer. */
 export const MAX_VIOLATIONS = 100;
 
+/** The bounds that count something (parts, bytes, items); `maxContextIdLength` is a rule of its own ({@link contextIdRule}). */
+type CountedLimit = Exclude<keyof DecodeLimits, 'maxContextIdLength'>;
+
 /** The option that sets each bound, for messages. */
-const LIMIT_OPTION: Readonly<Record<keyof DecodeLimits, string>> = {
+const LIMIT_OPTION: Readonly<Record<CountedLimit, string>> = {
   maxPartsPerMessage: 'limits.maxPartsPerMessage',
   maxPartBytes: 'limits.maxPartBytes',
   maxMetadataBytes: 'limits.maxMetadataBytes',
   maxListItems: 'limits.maxListItems',
 };
 
-const LIMIT_TEXT: Readonly<Record<keyof DecodeLimits, string>> = { maxPartsPerMessage: 'hold', maxPartBytes: 'take', maxMetadataBytes: 'take', maxListItems: 'have' };
-const LIMIT_UNIT: Readonly<Record<keyof DecodeLimits, string>> = { maxPartsPerMessage: 'parts', maxPartBytes: 'bytes', maxMetadataBytes: 'bytes', maxListItems: 'items' };
+const LIMIT_TEXT: Readonly<Record<CountedLimit, string>> = { maxPartsPerMessage: 'hold', maxPartBytes: 'take', maxMetadataBytes: 'take', maxListItems: 'have' };
+const LIMIT_UNIT: Readonly<Record<CountedLimit, string>> = { maxPartsPerMessage: 'parts', maxPartBytes: 'bytes', maxMetadataBytes: 'bytes', maxListItems: 'items' };
 
 /** Thrown inside the decoder once it has enough violations to answer with. */
 class TooManyViolations extends Error {}
@@ -229,7 +240,7 @@ class Decoder {
   }
 
   /** Refuses `path` for passing the bound `name`; the value is never quoted. */
-  private overLimit(path: string, name: keyof DecodeLimits): undefined {
+  private overLimit(path: string, name: CountedLimit): undefined {
     return this.fail(path, `must ${LIMIT_TEXT[name]} at most ${this.limits![name]} ${LIMIT_UNIT[name]} (${LIMIT_OPTION[name]})`);
   }
 
@@ -250,6 +261,14 @@ class Decoder {
     const over = typeof raw === 'string' ? utf8Exceeds(raw, max) : jsonSizeOf(raw, max) > max;
     if (over) this.overLimit(path, name);
     return !over;
+  }
+
+  /** A conversation id: one rule for its type and its length, so either violation names the bound. */
+  private contextIdFits(spec: FieldSpec, raw: unknown, path: string): boolean {
+    const max = this.limits?.maxContextIdLength;
+    if (spec.bound !== 'contextId' || max === undefined || (typeof raw === 'string' && raw.length <= max)) return true;
+    this.fail(path, contextIdRule(max));
+    return false;
   }
 
   message(schema: Schema, input: unknown, path: string): Record<string, unknown> | undefined {
@@ -307,6 +326,7 @@ class Decoder {
       return items.length === 0 && !spec.presence && !this.kept(spec) ? undefined : items;
     }
     if (!this.withinBytes(spec, raw, path)) return undefined;
+    if (!this.contextIdFits(spec, raw, path)) return undefined;
     const value = this.single(spec, raw, path);
     if (value === undefined || spec.presence || this.kept(spec)) return value;
     // an unset REQUIRED field is reported by checkRequired; a default value counts as unset

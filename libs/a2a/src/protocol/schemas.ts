@@ -26,7 +26,7 @@ export const PartSchema: Schema<T.Part> = schema(
 
 export const MessageSchema: Schema<T.Message> = schema('Message', {
   messageId: reqStr,
-  contextId: str,
+  contextId: { type: 'string', bound: 'contextId' },
   taskId: str,
   role: { type: { enum: ROLES }, required: true },
   parts,

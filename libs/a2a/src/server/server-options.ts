@@ -8,6 +8,7 @@ import type { CardSigner } from '../protocol/card-signing.js';
 import { DEFAULT_DECODE_LIMITS } from '../protocol/codec.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import type { AgentProvider } from '../protocol/types.js';
+import { DEFAULT_MAX_CONTEXT_ID_LENGTH } from '../tasks/engine/task-manager.js';
 import type { A2ACallerResolver } from './caller-resolver.js';
 import type { ResolvedHttpServerOptions } from './http/http-server-timeouts.js';
 
@@ -56,6 +57,8 @@ export interface A2ALimitOptions {
   maxMetadataBytes?: number;
   /** Items of any other list in a request (`extensions`, `referenceTaskIds`, `acceptedOutputModes` …) and entries of a map. Default 100. */
   maxListItems?: number;
+  /** Characters of a message's `contextId` (the conversation it continues); a longer one is refused with InvalidParams. Default 128. */
+  maxContextIdLength?: number;
 }
 
 /** @publicApi */
@@ -101,7 +104,7 @@ export interface ResolvedServerOptions {
 export const SERVER_DEFAULTS: Pick<ResolvedServerOptions, 'card' | 'streaming' | 'limits'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 1_000 },
-  limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000, ...DEFAULT_DECODE_LIMITS },
+  limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000, maxContextIdLength: DEFAULT_MAX_CONTEXT_ID_LENGTH, ...DEFAULT_DECODE_LIMITS },
 };
 
 const httpUrl = (): PropertyDecorator => Check(isHttpUrl, 'must be an absolute http or https URL');
@@ -133,6 +136,7 @@ export class LimitsDto {
   @IntegerOption(1) maxPartBytes?: unknown;
   @IntegerOption(2) maxMetadataBytes?: unknown;
   @IntegerOption(1) maxListItems?: unknown;
+  @IntegerOption(1, 4096) maxContextIdLength?: unknown;
 }
 
 /** Signing keys are key objects: checked here for shape, and by signing itself once at start-up. */

@@ -2,6 +2,9 @@
 import type { Artifact, JsonObject, Message, Part, SendMessageConfiguration, Task, TaskState } from '../protocol/types.js';
 import type { A2ACaller } from './a2a-caller.js';
 import type { AgentTool } from './agent-tool.js';
+import type { Conversation, ConversationOptions } from './conversation.js';
+import { dataPart } from './parts.js';
+import type { ToolCallEvent, ToolCallEvents } from './tool-call-events.js';
 
 /** A message for a status or a reply: plain text, parts, or parts with message fields. @publicApi */
 export type MessageInput = string | Part[] | (Pick<Message, 'parts'> & Partial<Pick<Message, 'metadata' | 'extensions' | 'referenceTaskIds'>>);
@@ -18,6 +21,11 @@ export interface TaskContextInit {
   readonly configuration?: SendMessageConfiguration;
   readonly metadata?: JsonObject;
   readonly newId: () => string;
+  readonly now: () => number;
+  /** The published agent's name (for tool call events). */
+  readonly agent: string;
+  readonly conversation: (options?: ConversationOptions) => Promise<Conversation>;
+  readonly toolEvents?: ToolCallEvents;
   /** The turn this context belongs to (the engine's `Turn`): each helper's event goes to it, in call order. */
   readonly turn: {
     reply(message: Message): Promise<void>;
@@ -26,6 +34,22 @@ export interface TaskContextInit {
     /** Resolves once every event so far is stored. */
     flushed(): Promise<void>;
   };
+}
+
+/** Which tool step an exception came out of (`runTool` marks it): the failure the task ends with names the step. */
+const failedSteps = new WeakMap<object, { readonly step: number; readonly steps?: number }>();
+
+/** @internal The step `error` was thrown from, if `runTool` saw it. */
+export function failedStepOf(error: unknown): { readonly step: number; readonly steps?: number } | undefined {
+  return typeof error === 'object' && error !== null ? failedSteps.get(error) : undefined;
+}
+
+/** Options of a whole artifact made by a helper (`addData`). @publicApi */
+export interface ArtifactOptions {
+  artifactId?: string;
+  name?: string;
+  description?: string;
+  metadata?: JsonObject;
 }
 
 /** Options of a streamed artifact chunk. @publicApi */
@@ -45,7 +69,7 @@ export interface ArtifactChunkOptions {
  * inputRequired, authRequired) returns once it is stored. `flushed()` waits for everything so far.
  * @publicApi
  */
-export class TaskContext {
+export class TaskContext<User = unknown> {
   /** The task this turn works on; its id exists before the task is first stored. */
   readonly taskId: string;
   readonly contextId: string;
@@ -53,7 +77,8 @@ export class TaskContext {
   readonly message: Message;
   /** The task as it stood before this message (a continuation), or undefined for a new task. */
   readonly task: Task | undefined;
-  readonly caller: A2ACaller;
+  /** Who is calling, as your authentication established it; `TaskContext<MyUser>` types `caller.user`. */
+  readonly caller: A2ACaller<User>;
   /** Fires when the task is canceled or the executor deadline passes. */
   readonly signal: AbortSignal;
   /** Extensions the client requested that the agent declares: active for this request. */
@@ -64,18 +89,21 @@ export class TaskContext {
   readonly metadata: JsonObject | undefined;
 
   private readonly turn: TaskContextInit['turn'];
+  private readonly init: TaskContextInit;
   private readonly newId: () => string;
   private readonly defaultArtifactId: string;
   /** Streamed artifacts that have had a first chunk and no last chunk yet. */
   private readonly openArtifacts = new Set<string>();
   private steps = 0;
+  private plannedSteps: number | undefined;
 
   constructor(init: TaskContextInit) {
     this.taskId = init.taskId;
     this.contextId = init.contextId;
     this.message = init.message;
     this.task = init.task;
-    this.caller = init.caller;
+    this.caller = init.caller as A2ACaller<User>;
+    this.init = init;
     this.signal = init.signal;
     this.extensions = init.extensions;
     this.configuration = init.configuration;
@@ -152,14 +180,70 @@ export class TaskContext {
   }
 
   /**
-   * Runs a tool, reporting it as an opaque WORKING step (stored before the tool starts, so a
-   * long call shows as progress); the tool gets this turn's signal and caller.
+   * Announces how many tool steps this turn will run: their progress then reads `step 2/3`.
+   * Call it before the first `runTool`.
+   */
+  expectSteps(total: number): void {
+    this.plannedSteps = Number.isInteger(total) && total > 0 ? total : undefined;
+  }
+
+  /**
+   * Runs a tool as an opaque WORKING step: the wire (streams, push notifications, the task's
+   * history) shows `step 2` or `step 2/3` and nothing of the tool, its arguments or its result.
+   * The step is stored before the tool starts, so a long call shows as progress; the tool gets this
+   * turn's signal and caller. Its name, timing and outcome go to {@link ToolCallEvents} listeners;
+   * an exception it throws that ends the task fails it saying which step failed.
    */
   async runTool<Args, Result>(tool: AgentTool<Args, Result>, args: Args): Promise<Result> {
-    this.steps += 1;
-    await this.working(`step ${this.steps}`);
+    const step = ++this.steps;
+    const steps = this.plannedSteps;
+    await this.working(steps === undefined ? `step ${step}` : `step ${step}/${steps}`);
     await this.turn.flushed();
-    return tool.invoke(args, { signal: this.signal, caller: this.caller });
+    const startedAt = this.init.now();
+    const told = { agent: this.init.agent, taskId: this.taskId, contextId: this.contextId, caller: this.caller, tool: tool.name, step, steps, startedAt };
+    const tell = (event: ToolCallEvent) => this.init.toolEvents?.emit(event);
+    tell({ ...told, phase: 'started' });
+    try {
+      const result = await tool.invoke(args, { signal: this.signal, caller: this.caller });
+      tell({ ...told, phase: 'finished', durationMs: this.init.now() - startedAt, outcome: 'succeeded' });
+      return result;
+    } catch (error) {
+      tell({ ...told, phase: 'finished', durationMs: this.init.now() - startedAt, outcome: 'failed', error });
+      if (typeof error === 'object' && error !== null && !failedSteps.has(error)) failedSteps.set(error, steps === undefined ? { step } : { step, steps });
+      throw error;
+    }
+  }
+
+  /**
+   * The earlier turns of this conversation (this `contextId`, this caller only): the messages and
+   * artifacts of its tasks, newest last, at most `maxTurns` of them (20). A Message answer
+   * (`reply`) makes no task, so it is not among them; finished tasks leave with their retention.
+   */
+  conversation(options?: ConversationOptions): Promise<Conversation> {
+    return this.init.conversation(options);
+  }
+
+  /** Is extension `uri` active for this request (requested by the client and declared by the agent)? */
+  hasExtension(uri: string): boolean {
+    return this.extensions.includes(uri);
+  }
+
+  /** Structured output: a whole artifact holding one data part. */
+  addData(data: JsonObject, options: ArtifactOptions = {}): Promise<void> {
+    return this.addArtifact({ ...options, parts: [dataPart(data)] });
+  }
+
+  /**
+   * Streams an artifact from text chunks (a model's tokens, say) as they come, then closes it with
+   * its last chunk; stops early, leaving it open, once the task is canceled or times out.
+   */
+  async streamText(chunks: AsyncIterable<string> | Iterable<string>, options: Omit<ArtifactChunkOptions, 'lastChunk'> = {}): Promise<void> {
+    const chunk = { artifactId: options.artifactId ?? this.newId(), name: options.name, description: options.description };
+    for await (const text of chunks) {
+      if (this.signal.aborted) return;
+      await this.appendText(text, chunk);
+    }
+    await this.appendParts([{ text: '' }], { ...chunk, lastChunk: true });
   }
 
   /** Resolves once every event of this turn so far is stored in the task's log. */

@@ -19,7 +19,7 @@ import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { TaskBackend, TaskWrite } from '../tasks/task-backend.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope } from '../tasks/task-store.js';
 import { collect, describeEventLogContract, statusEvent } from './event-log.contract.js';
-import { describeTaskStoreContract, makeTask } from './task-store.contract.js';
+import { at, describeTaskStoreContract, makeTask } from './task-store.contract.js';
 import { waitUntil } from './wait-until.js';
 
 export interface TaskBackendUnderTest {
@@ -180,6 +180,28 @@ export function describeTaskBackendContract(name: string, create: () => Promise<
         ]);
         expect(await logOf(create.next.id, 4)).toEqual([...create.events, ...next.events, ...last.events]);
         expect(await backend.coordinator.isClaimed(create.next.id)).toBe(false);
+      });
+    });
+
+    describe('conversations (what ctx.conversation() reads)', () => {
+      it('lists the tasks committed in a context by contextId, newest first, to their own scope only, on every instance', async () => {
+        const contextId = `ctx-${prefix}`;
+        const inContext = (id: string, seconds: number, inScope = scope): TaskWrite => {
+          const write = creating(id, inScope);
+          return { ...write, next: { ...write.next, contextId, status: { ...write.next.status, timestamp: at(seconds) } } };
+        };
+        const mallory = { ...scope, subject: 'mallory' };
+        for (const [id, seconds] of [['1', 1], ['2', 2], ['3', 3]] as const) await backend.commit(inContext(`${prefix}${id}`, seconds));
+        await backend.commit(creating(`${prefix}elsewhere`));
+        await backend.commit(inContext(`${prefix}m`, 4, mallory));
+        const readers = [backend, await peer()].filter((reader): reader is TaskBackend => reader !== undefined);
+        for (const reader of readers) {
+          const newest = await reader.store.list(scope, { contextId, pageSize: 2 });
+          expect(newest.tasks.map((t) => t.id)).toEqual([`${prefix}3`, `${prefix}2`]);
+          expect(newest.totalSize).toBe(3);
+          const theirs = await reader.store.list(mallory, { contextId, pageSize: 10 });
+          expect(theirs.tasks.map((t) => t.id)).toEqual([`${prefix}m`]);
+        }
       });
     });
 

@@ -8,13 +8,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoggerService } from '@nestjs/common';
 import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
-import { isInterruptedState, isTerminalState, type Task, type TaskState } from '../../protocol/types.js';
+import { isInterruptedState, isTerminalState, type Task } from '../../protocol/types.js';
 import type { TaskBackend } from '../task-backend.js';
 import { applyEvent } from '../task-fold.js';
 import { requireTask, type StoredTask, type TaskScope } from '../task-store.js';
 import type { CommitFn } from './commit-pipeline.js';
 import { INTERRUPTED_RETURN_MS, type TurnOutcome } from './turn.js';
-import { FAILURE_TEXT, moduleStatusEvent, type IdsAndClock } from './turn-events.js';
+import { endingEvent, FAILURES, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How often a continuation tries the claim while another instance still holds it. */
 const CLAIM_RETRY_MS = 25;
@@ -75,7 +75,7 @@ export class TaskClaims {
       await coordinator.requestCancel(taskId);
       return this.awaitTerminal(stored, this.deps.cancelWaitMs);
     }
-    return (await this.endUnclaimed(scope, taskId, 'TASK_STATE_CANCELED'))?.task ?? this.cancelElsewhere(scope, taskId);
+    return (await this.endUnclaimed(scope, taskId))?.task ?? this.cancelElsewhere(scope, taskId);
   }
 
   /** The instance running a task died: a task left SUBMITTED or WORKING ends FAILED, not WORKING forever. */
@@ -84,7 +84,7 @@ export class TaskClaims {
     const state = stored?.task.status.state;
     if (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_WORKING') return;
     this.deps.logger.warn(`Task ${taskId} was left ${state} by an instance that stopped; failing it`);
-    await this.endUnclaimed(scope, taskId, 'TASK_STATE_FAILED', FAILURE_TEXT.orphaned);
+    await this.endUnclaimed(scope, taskId, FAILURES.orphaned);
   }
 
   private async claimWithin(prior: StoredTask, scope: TaskScope): Promise<boolean> {
@@ -110,16 +110,16 @@ export class TaskClaims {
   }
 
   /**
-   * Ends a task nobody runs, under a claim of our own (so no turn starts meanwhile). Undefined
-   * when the claim could not be had: someone runs it after all.
+   * Ends a task nobody runs, under a claim of our own (so no turn starts meanwhile): FAILED with
+   * `failure`, or CANCELED without one. Undefined when the claim could not be had: someone runs it after all.
    */
-  private async endUnclaimed(scope: TaskScope, taskId: string, state: TaskState, text?: string): Promise<StoredTask | undefined> {
+  private async endUnclaimed(scope: TaskScope, taskId: string, failure?: Failure): Promise<StoredTask | undefined> {
     const { coordinator, store } = this.deps.backend;
     if (!(await coordinator.claim(taskId, scope))) return undefined;
     try {
       const stored = await requireTask(store, scope, taskId);
       if (isTerminalState(stored.task.status.state)) return stored;
-      const event = moduleStatusEvent(taskId, stored.task.contextId ?? '', state, text, this.deps);
+      const event = endingEvent(taskId, stored.task.contextId ?? '', failure, this.deps);
       return await this.deps.commit({ scope, current: stored, events: [event], next: applyEvent(stored.task, event)! });
     } finally {
       await coordinator.release(taskId);

@@ -6,16 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { InvalidParamsError, TaskNotCancelableError, UnsupportedOperationError, echoed } from '../../protocol/errors.js';
+import { contextIdRule } from '../../protocol/codec.js';
 import { jsonSizeOf } from '../../protocol/json-value.js';
 import { isTerminalState, type Task } from '../../protocol/types.js';
 import type { LoggedEvent } from '../event-log.js';
 import type { TaskBackend } from '../task-backend.js';
 import type { TaskEventListener } from '../task-events.js';
+import type { ToolCallEvents } from '../tool-call-events.js';
 import { ConcurrentTaskUpdateError, requireTask, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from '../task-store.js';
 import { notifyingCommit } from './commit-pipeline.js';
 import { stillWorking, TaskClaims } from './task-claims.js';
 import { Turn, type TurnDeps, type TurnParams } from './turn.js';
-import { FAILURE_TEXT } from './turn-events.js';
+import { FAILURES } from './turn-events.js';
 
 /** @publicApi */
 export interface TaskManagerOptions {
@@ -23,7 +25,12 @@ export interface TaskManagerOptions {
   executorTimeoutMs: number;
   /** How long CancelTask waits for another instance to stop a task it runs. Default 5000. */
   cancelWaitMs?: number;
+  /** The longest `contextId` a message may carry, in characters. Default 128. */
+  maxContextIdLength?: number;
 }
+
+/** Default of {@link TaskManagerOptions.maxContextIdLength}. */
+export const DEFAULT_MAX_CONTEXT_ID_LENGTH = 128;
 
 /** What the task manager works with; only the backend is required. @publicApi */
 export interface TaskManagerDeps {
@@ -34,6 +41,8 @@ export interface TaskManagerDeps {
   readonly now?: () => number;
   /** Default: Nest's `Logger` with the context `A2A`. */
   readonly logger?: LoggerService;
+  /** Told of every tool call of `ctx.runTool` (name, caller, duration, outcome), which the wire never shows. */
+  readonly toolEvents?: ToolCallEvents;
 }
 
 /** @publicApi */
@@ -43,6 +52,7 @@ export class TaskManager {
   private readonly backend: TaskBackend;
   private readonly turnDeps: TurnDeps;
   private readonly claims: TaskClaims;
+  private readonly maxContextIdLength: number;
 
   constructor(deps: TaskManagerDeps, options: TaskManagerOptions) {
     const { backend } = deps;
@@ -50,7 +60,8 @@ export class TaskManager {
     const logger = deps.logger ?? new Logger('A2A');
     const commit = notifyingCommit(backend, deps.listeners ?? []);
     this.backend = backend;
-    this.turnDeps = { ...ids, commit, logger, executorTimeoutMs: options.executorTimeoutMs };
+    this.turnDeps = { ...ids, commit, logger, executorTimeoutMs: options.executorTimeoutMs, store: backend.store, toolEvents: deps.toolEvents };
+    this.maxContextIdLength = options.maxContextIdLength ?? DEFAULT_MAX_CONTEXT_ID_LENGTH;
     this.claims = new TaskClaims({ ...ids, backend, commit, logger, cancelWaitMs: options.cancelWaitMs ?? 5000 });
     backend.coordinator.onCancelRequest((taskId) => void this.turns.get(taskId)?.cancel().catch(() => undefined));
     backend.coordinator.onOrphan((taskId, scope) => void this.claims.recoverOrphan(taskId, scope).catch(() => undefined));
@@ -62,6 +73,7 @@ export class TaskManager {
    */
   async send(params: TurnParams): Promise<Turn> {
     const { message } = params.request;
+    const givenContextId = this.givenContextId(message.contextId);
     let prior: StoredTask | undefined;
     if (message.taskId) {
       prior = await requireTask(this.backend.store, params.scope, message.taskId);
@@ -72,7 +84,7 @@ export class TaskManager {
           { taskId: prior.task.id },
         );
       }
-      if (message.contextId !== undefined && message.contextId !== prior.task.contextId) {
+      if (givenContextId !== undefined && givenContextId !== prior.task.contextId) {
         throw InvalidParamsError.field('message.contextId', "does not match the contextId of the task named by message.taskId");
       }
       // a turn that just asked for input is still returning from execute(): let it finish
@@ -86,7 +98,8 @@ export class TaskManager {
     }
     // a new id cannot be claimed by anyone else: its claim goes with its first write (TaskBackend.commit)
     const taskId = prior?.task.id ?? this.turnDeps.newId();
-    const contextId = prior?.task.contextId ?? message.contextId ?? this.turnDeps.newId();
+    // the conversation: a message that names none starts one, and the task and every event carry it
+    const contextId = prior?.task.contextId ?? givenContextId ?? this.turnDeps.newId();
     const turn = new Turn(this.turnDeps, params, taskId, contextId, prior);
     this.turns.set(taskId, turn);
     void turn.run().finally(() => {
@@ -134,6 +147,18 @@ export class TaskManager {
 
   /** Aborts every running executor and fails its task: the server is going away. */
   async shutdown(): Promise<void> {
-    await Promise.all([...this.turns.values()].map((turn) => turn.stop(FAILURE_TEXT.shutdown)));
+    await Promise.all([...this.turns.values()].map((turn) => turn.stop(FAILURES.shutdown)));
+  }
+
+  /**
+   * The message's contextId, or undefined when it names none ('' names none).
+   * @throws InvalidParamsError naming the field and the bound (never the value)
+   */
+  private givenContextId(contextId: unknown): string | undefined {
+    if (contextId === undefined || contextId === '') return undefined;
+    if (typeof contextId !== 'string' || contextId.length > this.maxContextIdLength) {
+      throw InvalidParamsError.field('message.contextId', contextIdRule(this.maxContextIdLength));
+    }
+    return contextId;
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Message, Task } from '../../protocol/types.js';
-import { agentMessage, artifactEvent, isoTime, moduleStatusEvent, openingTask, statusEvent, userMessageOf } from './turn-events.js';
+import { agentMessage, artifactEvent, declaredCode, endingEvent, FAILURES, isoTime, moduleStatusEvent, openingTask, statusEvent, thrownFailure, userMessageOf } from './turn-events.js';
 
 const AT = Date.UTC(2030, 0, 1, 12, 0, 0);
 const ids = { newId: () => 'id-1', now: () => AT };
@@ -51,5 +51,47 @@ describe('turn events', () => {
     expect(opened.status).toEqual({ state: 'TASK_STATE_SUBMITTED', message: queued, timestamp: isoTime(AT) });
     expect(opened.history?.map((m) => m.messageId)).toEqual(['u1', 'm2', 'u2', 'm3']);
     expect(opened.artifacts).toEqual([]);
+  });
+});
+
+describe('failures', () => {
+  it.each<[string, unknown, string | undefined]>([
+    ['a code', Object.assign(new Error('x'), { code: 'QUOTA_EXCEEDED' }), 'QUOTA_EXCEEDED'],
+    ["an A2A error's reason", Object.assign(new Error('x'), { reason: 'TASK_NOT_FOUND' }), 'TASK_NOT_FOUND'],
+    ['a system error code', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'ECONNREFUSED'],
+    ['a lower-case code', Object.assign(new Error('x'), { code: 'quota' }), undefined],
+    ['a code with a URL in it', Object.assign(new Error('x'), { code: 'SEE https://x' }), undefined],
+    ['a numeric code', Object.assign(new Error('x'), { code: 42 }), undefined],
+    ['a string', 'QUOTA_EXCEEDED', undefined],
+    ['nothing', undefined, undefined],
+  ])('declaredCode: %s', (_label, error, code) => {
+    expect(declaredCode(error)).toBe(code);
+  });
+
+  it('thrownFailure: INTERNAL with the fixed text, a declared code, or the step that failed', () => {
+    expect(thrownFailure(new Error('secret'))).toEqual(FAILURES.threw);
+    expect(thrownFailure(Object.assign(new Error('secret'), { code: 'QUOTA_EXCEEDED' }))).toEqual({ code: 'QUOTA_EXCEEDED', text: 'The agent stopped on an error (QUOTA_EXCEEDED).' });
+    expect(thrownFailure(new Error('secret'), { step: 2 })).toEqual({ code: 'INTERNAL', text: 'Step 2 failed (INTERNAL).', step: 2 });
+    expect(thrownFailure(Object.assign(new Error('secret'), { code: 'TOOL_TIMEOUT' }), { step: 1, steps: 3 })).toEqual({
+      code: 'TOOL_TIMEOUT',
+      text: 'Step 1 of 3 failed (TOOL_TIMEOUT).',
+      step: 1,
+      steps: 3,
+    });
+  });
+
+  it('endingEvent: FAILED with the text and the code in the message metadata, or CANCELED without a message', () => {
+    expect(endingEvent('t', 'c', { code: 'TOOL_TIMEOUT', text: 'Step 1 failed (TOOL_TIMEOUT).', step: 1 }, ids)).toEqual({
+      statusUpdate: {
+        taskId: 't',
+        contextId: 'c',
+        status: {
+          state: 'TASK_STATE_FAILED',
+          message: { messageId: 'id-1', role: 'ROLE_AGENT', parts: [{ text: 'Step 1 failed (TOOL_TIMEOUT).' }], contextId: 'c', taskId: 't', metadata: { error: { code: 'TOOL_TIMEOUT', step: 1 } } },
+          timestamp: isoTime(AT),
+        },
+      },
+    });
+    expect(endingEvent('t', 'c', undefined, ids)).toEqual({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_CANCELED', timestamp: isoTime(AT) } } });
   });
 });

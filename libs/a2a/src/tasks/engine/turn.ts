@@ -6,11 +6,13 @@ import type { LoggerService } from '@nestjs/common';
 import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
 import { isInterruptedState, isTerminalState, type Artifact, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskState } from '../../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from '../agent-executor.js';
-import { TaskContext } from '../task-context.js';
-import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope } from '../task-store.js';
+import { readConversation } from '../conversation.js';
+import { failedStepOf, TaskContext } from '../task-context.js';
+import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskStore } from '../task-store.js';
+import type { ToolCallEvents } from '../tool-call-events.js';
 import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
 import { deferred } from './deferred.js';
-import { artifactEvent, FAILURE_TEXT, isoTime, moduleStatusEvent, openingTask, statusEvent, userMessageOf, type IdsAndClock } from './turn-events.js';
+import { artifactEvent, endingEvent, FAILURES, isoTime, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How long a continuation waits for the turn that asked for input to return from execute(). */
 export const INTERRUPTED_RETURN_MS = 1000;
@@ -40,6 +42,10 @@ export interface TurnDeps extends IdsAndClock {
   readonly commit: CommitFn;
   readonly logger: LoggerService;
   readonly executorTimeoutMs: number;
+  /** What `ctx.conversation()` reads: the store's ListTasks by contextId. */
+  readonly store: Pick<TaskStore, 'list'>;
+  /** Where `ctx.runTool` tells what the wire does not. */
+  readonly toolEvents?: ToolCallEvents;
 }
 
 /**
@@ -124,17 +130,24 @@ export class Turn {
       configuration: request.configuration,
       metadata: request.metadata,
       newId: this.deps.newId,
+      now: this.deps.now,
       turn: this,
+      conversation: (options) => readConversation(this.deps.store, { scope: this.scope, contextId: this.contextId, taskId: this.taskId, prior: this.prior?.task }, options),
+      toolEvents: this.deps.toolEvents,
+      agent: agent.name,
     });
-    const timer = setTimeout(() => void this.stop(FAILURE_TEXT.timeout), this.deps.executorTimeoutMs);
+    const timer = setTimeout(() => void this.stop(FAILURES.timeout), this.deps.executorTimeoutMs);
     timer.unref();
     try {
       await agent.executor.execute(ctx);
     } catch (error) {
       if (this.state !== 'closed') {
-        // the error's message and stack may hold secrets: only its class name is logged
-        this.deps.logger.warn(`Agent "${agent.name}" threw ${(error as Error)?.name ?? typeof error} on task ${this.taskId}`);
-        await this.enqueue(() => this.end('TASK_STATE_FAILED', FAILURE_TEXT.threw)).catch((e) => this.logWriteFailure(e));
+        const failure = thrownFailure(error, failedStepOf(error));
+        // the wire gets the code and a safe text; the error's message and stack may hold secrets
+        // (a peer's URL, a password in a driver's message): only its class name is logged
+        const where = failure.step === undefined ? '' : ` in step ${failure.step}`;
+        this.deps.logger.warn(`Agent "${agent.name}" threw ${(error as Error)?.name ?? typeof error}${where} on task ${this.taskId}: ${failure.code}`);
+        await this.enqueue(() => this.end(failure)).catch((e) => this.logWriteFailure(e));
       }
     } finally {
       clearTimeout(timer);
@@ -160,16 +173,16 @@ export class Turn {
     if (!this.pipeline.snapshot) return Promise.resolve(undefined); // the task is not stored yet: nothing to cancel
     this.controller.abort(new Error('canceled'));
     return this.enqueue(async () => {
-      if (this.state !== 'closed') await this.end('TASK_STATE_CANCELED');
+      if (this.state !== 'closed') await this.end('canceled');
       await this.pipeline.settle();
       return this.pipeline.failure ? undefined : this.pipeline.snapshot;
     });
   }
 
   /** Abort and fail (deadline passed, server stopping). */
-  async stop(text: string): Promise<void> {
-    this.controller.abort(new Error(text));
-    await this.enqueue(() => this.end('TASK_STATE_FAILED', text)).catch((e) => this.logWriteFailure(e));
+  async stop(failure: Failure): Promise<void> {
+    this.controller.abort(new Error(failure.text));
+    await this.enqueue(() => this.end(failure)).catch((e) => this.logWriteFailure(e));
   }
 
   // ---- what the TaskContext helpers call ----
@@ -277,21 +290,21 @@ export class Turn {
     this.pipeline.push({ task }).then((seq) => this.startedDeferred.resolve({ taskId: this.taskId, seq, task }), refuse);
   }
 
-  /** Ends the task in `state` (if it has not ended), with a text of the module's: opens it first when nothing was written yet. */
-  private async end(state: TaskState, text?: string): Promise<void> {
+  /** Ends the task CANCELED, or FAILED saying why (if it has not ended): opens it first when nothing was written yet. */
+  private async end(outcome: Failure | 'canceled'): Promise<void> {
     if (this.state === 'closed' || this.state === 'replied') return;
-    await this.emit(() => moduleStatusEvent(this.taskId, this.contextId, state, text, this.deps));
+    await this.emit(() => endingEvent(this.taskId, this.contextId, outcome === 'canceled' ? undefined : outcome, this.deps));
   }
 
   /** After execute() returned (and every commit landed): no answer at all, or a task left SUBMITTED/WORKING, is a failure. */
   private async finish(): Promise<void> {
     await this.pipeline.settle();
     if (this.state === 'replied' || this.state === 'closed') return;
-    if (this.state === 'new') return this.end('TASK_STATE_FAILED', FAILURE_TEXT.silent);
+    if (this.state === 'new') return this.end(FAILURES.silent);
     const state = this.pipeline.snapshot?.task.status.state;
     if (state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING') {
       this.deps.logger.warn(`Agent "${this.params.agent.name}" returned leaving task ${this.taskId} ${state}`);
-      await this.end('TASK_STATE_FAILED', FAILURE_TEXT.unfinished);
+      await this.end(FAILURES.unfinished);
     }
   }
 

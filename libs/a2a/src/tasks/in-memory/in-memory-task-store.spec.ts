@@ -100,6 +100,22 @@ describe('InMemoryTaskStore retention', () => {
   });
 });
 
+describe('InMemoryTaskStore context index', () => {
+  it('lists a context from its index: a task leaves it when evicted, and follows its contextId when that changes', async () => {
+    const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
+    const store = new InMemoryTaskStore({ ttlMs: 60_000, maxTerminalTasks: 1 });
+    const inContext = async (contextId: string) => (await store.list(scope, { contextId, pageSize: 10 })).tasks.map((t) => t.id).sort();
+    await store.save(scope, makeTask('old', { contextId: 'ctx', state: 'TASK_STATE_COMPLETED' }), 1, 0);
+    await store.save(scope, makeTask('new', { contextId: 'ctx', state: 'TASK_STATE_COMPLETED' }), 1, 0); // evicts 'old'
+    await store.save(scope, makeTask('moving', { contextId: 'ctx' }), 1, 0);
+    await store.save(scope, makeTask('moving', { contextId: 'elsewhere' }), 2, 1);
+    expect(await inContext('ctx')).toEqual(['new']);
+    expect(await inContext('elsewhere')).toEqual(['moving']);
+    expect((await store.list({ ...scope, subject: 'bob' }, { contextId: 'ctx', pageSize: 10 })).totalSize).toBe(0);
+    store.close();
+  });
+});
+
 describe('InMemoryTaskStore byte budget and interrupted tasks', () => {
   const alice: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
   const bob: TaskScope = { agent: 'agent', tenant: '', subject: 'bob' };

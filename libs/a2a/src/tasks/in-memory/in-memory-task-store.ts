@@ -19,6 +19,8 @@ export interface InMemoryTaskStoreOptions extends RetentionOptions {
 /** @publicApi */
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, StoredTask>();
+  /** Task ids by scope and contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its context only. */
+  private readonly contexts = new Map<string, Set<string>>();
   private readonly finished: TerminalRetention;
   private readonly interrupted: TerminalRetention;
   private readonly budget: StorageBudget;
@@ -54,6 +56,10 @@ export class InMemoryTaskStore implements TaskStore {
     const current = this.tasks.get(task.id);
     const stored: StoredTask = { task, scope, seq, version: expectedVersion + 1 };
     this.tasks.set(task.id, stored);
+    if (current?.task.contextId !== task.contextId) {
+      if (current) this.unindex(current);
+      this.index(stored);
+    }
     this.budget.set(ownerOf(scope), task.id, jsonSizeOf(task));
     const state = task.status.state;
     if (isTerminalState(state)) {
@@ -83,7 +89,11 @@ export class InMemoryTaskStore implements TaskStore {
 
   async list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {
     const after = query.statusTimestampAfter ? Date.parse(query.statusTimestampAfter) : undefined;
-    const matching = [...this.tasks.values()]
+    const candidates =
+      query.contextId === undefined
+        ? this.tasks.values()
+        : [...(this.contexts.get(contextKey(scope, query.contextId)) ?? [])].map((id) => this.tasks.get(id)!);
+    const matching = [...candidates]
       .filter(({ scope: s, task }) => {
         if (!sameScope(s, scope)) return false;
         if (query.contextId !== undefined && task.contextId !== query.contextId) return false;
@@ -133,11 +143,33 @@ export class InMemoryTaskStore implements TaskStore {
     }
   }
 
+  private index({ scope, task }: StoredTask): void {
+    if (task.contextId === undefined) return;
+    const key = contextKey(scope, task.contextId);
+    const ids = this.contexts.get(key) ?? new Set<string>();
+    this.contexts.set(key, ids.add(task.id));
+  }
+
+  private unindex({ scope, task }: StoredTask): void {
+    if (task.contextId === undefined) return;
+    const key = contextKey(scope, task.contextId);
+    const ids = this.contexts.get(key);
+    ids?.delete(task.id);
+    if (ids?.size === 0) this.contexts.delete(key);
+  }
+
   private drop(taskId: string): void {
-    if (!this.tasks.delete(taskId)) return;
+    const stored = this.tasks.get(taskId);
+    if (!stored) return;
+    this.tasks.delete(taskId);
+    this.unindex(stored);
     this.finished.forget(taskId);
     this.interrupted.forget(taskId);
     this.budget.remove(taskId);
     for (const listener of this.dropListeners) listener(taskId);
   }
+}
+
+function contextKey(scope: TaskScope, contextId: string): string {
+  return JSON.stringify([scope.agent, scope.tenant, scope.subject, contextId]);
 }
