@@ -103,7 +103,7 @@ describe('the demo with DEMO_API_KEYS', () => {
   });
 
   it('publishes exactly the scheme the guard declares', async () => {
-    const card: Json = await (await fetch(`${demo.url}/.well-known/agent-card.json`)).json();
+    const card: Json = await (await fetch(`${demo.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json();
     expect(card.securitySchemes).toEqual({ apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key', description: 'A demo API key' } } });
     expect(card.securityRequirements).toEqual([{ schemes: { apiKey: {} } }]);
   });
