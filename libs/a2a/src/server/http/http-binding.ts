@@ -101,7 +101,8 @@ export abstract class HttpBinding {
 
   /** Runs one 1.0 operation on its ProtoJSON params and answers: JSON, or an SSE stream for the streaming operations. */
   protected serve(routed: RoutedRequest, res: ServerResponse, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
-    negotiateVersion(requestedVersion(routed.raw.headers, routed.query), this.options.v03 ? [PROTOCOL_VERSION, V03_PROTOCOL_VERSION] : [PROTOCOL_VERSION]);
+    // read as wireVersion() read it, so the two cannot disagree on what was asked
+    negotiateVersion(requestedVersion(routed.raw.headers, queryOf(routed.raw.url)), this.options.v03 ? [PROTOCOL_VERSION, V03_PROTOCOL_VERSION] : [PROTOCOL_VERSION]);
     const requestedTenant = (params as { tenant?: unknown } | undefined)?.tenant;
     const tenant = typeof requestedTenant === 'string' && requestedTenant !== '' ? requestedTenant : undefined;
     return this.answer(routed, res, exchange, agent, operation, tenant, (call) => this.handler.dispatch(call, operation, params));
