@@ -152,3 +152,16 @@ describe.each<[string, () => TransportFactory]>([
     expect(await client.listTaskPushNotificationConfig({ id: task.id })).toEqual([]);
   });
 });
+
+describe.each<[string, () => TransportFactory]>([
+  ['JSONRPC', () => new JsonRpcTransportFactory()],
+  ['HTTP+JSON', () => new RestTransportFactory()],
+])("the a2a-js 0.3 client and the demo's support agent over %s", (transport, factoryOf) => {
+  it('resolves its card at its own path and has it delegate to its peer', async () => {
+    const client = await new ClientFactory({ transports: [factoryOf()], preferredTransports: [transport] }).createFromUrl(`${demo.url}/agents/support/.well-known/agent-card.json`, '');
+    expect(await client.getAgentCard()).toMatchObject({ name: 'support', url: `${demo.url}/agents/support/a2a/jsonrpc` });
+    const task = asTask(await client.sendMessage(send('/delegate echo__echo over 0.3')));
+    expect(task.status.state).toBe('completed');
+    expect(textsOf(task).join('')).toContain('echo: over 0.3');
+  });
+});
