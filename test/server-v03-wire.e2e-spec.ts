@@ -3,8 +3,9 @@
  * the 0.2 path), which version answers a request (the header decides, the method name does not),
  * and the 0.3 shapes of errors, including a guard's refusal. With `A2A_V03=0` nothing of it exists.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { verifyAgentCardSignature, type AgentCard as SdkAgentCard } from '@a2a-js/sdk';
+import { importJWK, type JWK, type JSONWebKeySet } from 'jose';
 import { verifyAgentCard } from 'nestjs-a2a/client';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import type { Json } from './support/wire-client.js';
@@ -74,13 +75,22 @@ describe('the demo (v03 on, signed card)', () => {
     expect(support).toMatchObject({ protocolVersion: '0.3', url: `${demo.url}/agents/support/a2a/jsonrpc`, name: 'support' });
   });
 
-  it('keeps both cards verifiable: the hybrid one carries the 1.0 signatures, which cover the 1.0 fields', async () => {
+  it('keeps both cards verifiable, by our verifier and the a2a-js 1.x one: the hybrid card carries the 1.0 signatures, which cover the 1.0 fields', async () => {
+    jest.spyOn(console, 'debug').mockImplementation(() => undefined); // the SDK's verifier reports each signature it passes over
     const jwks = (await (await fetch(`${demo.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
+    const sdkVerify = (card: Json) =>
+      verifyAgentCardSignature(async (kid) => {
+        const jwk = jwks.keys.find((k) => k.kid === kid)!;
+        return (await importJWK(jwk as JWK, jwk.alg)) as never;
+      })(card as SdkAgentCard);
     const pure: Json = await (await fetch(`${demo.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json();
     const hybrid: Json = await (await fetch(`${demo.url}/.well-known/agent.json`)).json();
     await expect(verifyAgentCard(pure, jwks)).resolves.toMatchObject({ form: 'spec' });
     await expect(verifyAgentCard(hybrid, jwks)).resolves.toMatchObject({ form: 'spec' });
+    await expect(sdkVerify(pure)).resolves.toBeUndefined();
+    await expect(sdkVerify(hybrid)).resolves.toBeUndefined();
     await expect(verifyAgentCard({ ...hybrid, description: 'changed' }, jwks)).rejects.toThrow();
+    await expect(sdkVerify({ ...hybrid, description: 'changed' })).rejects.toThrow();
   });
 
   it('answers a request without A2A-Version in 0.3, and one with 1.0 in 1.0, whatever the method name', async () => {
