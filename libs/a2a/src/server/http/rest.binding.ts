@@ -40,11 +40,7 @@ export class RestBinding extends HttpBinding {
       const agent = this.registry.resolve(routed.agent);
       if (exchange.format instanceof V03RestFormat) return await this.serveV03(routed, res, exchange, exchange.format, agent, subPath);
       const match = matchRestRoute(req.method ?? 'GET', subPath);
-      let body: unknown;
-      if (match.route.body === '*') {
-        checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
-        body = await readJsonBody(req, this.options.limits);
-      }
+      const body = await this.bodyOf(req, match.route);
       await this.serve(routed, res, exchange, agent, match.route.operation, restParams(match, routed.query as Record<string, unknown>, body));
     } catch (error) {
       this.answerError(req, res, error, exchange);
@@ -56,14 +52,17 @@ export class RestBinding extends HttpBinding {
     const req = routed.raw;
     const match = matchV03RestRoute(req.method ?? 'GET', subPath);
     format.route = match.route;
-    let body: unknown;
-    if (match.route.body === '*') {
-      checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
-      body = await readJsonBody(req, this.options.limits);
-    }
+    const body = await this.bodyOf(req, match.route);
     const codec = v03RestCodecOf(match.route.operation)!;
     await this.serveTranslated(routed, res, exchange, agent, match.route.operation, (options) =>
       codec.requestFromV03({ pathParams: match.pathParams, query: routed.query, body }, options),
     );
+  }
+
+  /** The JSON body of a route that takes one (its media type checked first); undefined for the others. */
+  private async bodyOf(req: IncomingMessage, route: { readonly body: '*' | 'none' }): Promise<unknown> {
+    if (route.body !== '*') return undefined;
+    checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
+    return readJsonBody(req, this.options.limits);
   }
 }
