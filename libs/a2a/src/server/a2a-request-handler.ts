@@ -90,7 +90,7 @@ export class A2ARequestHandler {
    */
   async dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
     const spec = OPERATIONS[operation];
-    let request: unknown;
+    let request: unknown; // kept: how a ListTasks answer is encoded depends on its request
     const outcome = await this.run(call, operation, (options) => (request = decode(spec.request, params, '', options)));
     if ('stream' in outcome) return outcome;
     return { result: operation === 'ListTasks' ? this.encodeList(outcome.value as ListTasksResponse, request as ListTasksRequest) : encode(spec.response, outcome.value) };
