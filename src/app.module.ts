@@ -54,6 +54,8 @@ export class AppModule {
             publicUrl: config.publicUrl,
             defaultAgent: 'echo',
             allowUnauthenticated: config.allowUnauthenticated,
+            // clients that still speak A2A 0.3 are served too (A2A_V03=0: 1.0 only)
+            v03: config.v03,
             signing: await signing(config),
             redis: config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisPrefix } : undefined,
             push: await push(config),

@@ -21,6 +21,8 @@ export interface DemoConfig {
   pushEncryptionKey?: string;
   /** DEMO_PEERS (`name=url,...`): the peers of the `support` agent; default the demo's own `echo` agent. */
   peers: DemoPeer[];
+  /** A2A 0.3 served beside 1.0 (the module's `v03`); `A2A_V03=0` turns it off. */
+  v03: boolean;
 }
 
 /** A peer of the `support` agent. */
@@ -60,5 +62,6 @@ export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     pushRetrySchedule: env.A2A_PUSH_RETRY_SCHEDULE || undefined,
     pushEncryptionKey: env.A2A_PUSH_ENCRYPTION_KEY || undefined,
     peers: parseDemoPeers(env.DEMO_PEERS, port),
+    v03: env.A2A_V03 !== '0',
   };
 }

@@ -44,6 +44,50 @@ describe('answerProblems passes', () => {
   });
 });
 
+const V03 = { servesV03: true };
+const V03_GET = '{"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"id":"t"}}';
+const V03_TASK = { kind: 'task', id: 't', contextId: 'c', status: { state: 'working' } };
+
+describe('answerProblems passes, from a server serving 0.3 beside 1.0', () => {
+  it.each<[string, HostileRequest, Answer]>([
+    ['a 0.3 result (kind task) to a request without A2A-Version', rpcRequest(V03_GET), json(200, { jsonrpc: '2.0', id: 7, result: V03_TASK })],
+    ['a 0.3 error with a free-form data', rpcRequest(V03_GET), json(200, { jsonrpc: '2.0', id: 7, error: { code: -32001, message: 'm', data: { reason: 'TASK_NOT_FOUND' } } })],
+    ['a 0.3 error without data', rpcRequest(GET_TASK, { 'A2A-Version': '0.3' }), json(200, { jsonrpc: '2.0', id: 7, error: { code: -32601, message: 'Method not found: GetTask' } })],
+    ['a 1.0 answer to a request with A2A-Version: 1.0', rpcRequest(GET_TASK, { 'A2A-Version': '1.0' }), json(200, { jsonrpc: '2.0', id: 7, result: TASK })],
+    [
+      'a 0.3 stream of kinds',
+      rpcRequest('{"jsonrpc":"2.0","id":"s","method":"tasks/resubscribe","params":{"id":"t"}}'),
+      sse(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 's', result: V03_TASK })}
+
+`, `data: ${JSON.stringify({ jsonrpc: '2.0', id: 's', result: { kind: 'status-update', taskId: 't', contextId: 'c', status: { state: 'completed' }, final: true } })}
+
+`),
+    ],
+    ['a 0.3 REST error body', restRequest('GET', '/a2a/rest/v1/tasks/x'), json(404, { code: -32001, message: 'Task not found' })],
+    ['a 0.3 REST create (201)', restRequest('POST', '/a2a/rest/v1/message:send'), json(201, { message: { messageId: 'm', role: 'ROLE_AGENT', content: [] } })],
+    ['a 0.3 REST delete (204)', restRequest('DELETE', '/a2a/rest/v1/tasks/t/pushNotificationConfigs/c'), { status: 204, headers: {}, body: Buffer.alloc(0) }],
+  ])('%s', (_label, request, answer) => {
+    expect(answerProblems(request, answer, V03)).toEqual([]);
+  });
+});
+
+describe('answerProblems flags, from a server serving 0.3 beside 1.0', () => {
+  it.each<[string, HostileRequest, Answer, RegExp]>([
+    ['a 1.0 error body where 0.3 is due', rpcRequest(V03_GET), json(200, { jsonrpc: '2.0', id: 7, error: NOT_FOUND }), /not an object/],
+    ['a 1.0 result where 0.3 is due', rpcRequest(V03_GET), json(200, { jsonrpc: '2.0', id: 7, result: TASK }), /tasks\/get result/],
+    ['a 0.3 result where 1.0 is due', rpcRequest(GET_TASK, { 'A2A-Version': '1.0' }), json(200, { jsonrpc: '2.0', id: 7, error: { code: -32001, message: 'm', data: { reason: 'TASK_NOT_FOUND' } } }), /not an array/],
+    ['a reason that is not the code\'s', rpcRequest(V03_GET), json(200, { jsonrpc: '2.0', id: 7, error: { code: -32001, message: 'm', data: { reason: 'UNSUPPORTED_OPERATION' } } }), /with reason/],
+    ['an internal 0.3 error', rpcRequest(V03_GET), json(200, { jsonrpc: '2.0', id: 7, error: { code: -32603, message: 'Internal error' } }), /internal error/],
+    ['a 0.3 stream event without a kind', rpcRequest('{"jsonrpc":"2.0","id":"s","method":"message/stream","params":{}}'), sse(`data: ${JSON.stringify({ jsonrpc: '2.0', id: 's', result: { task: TASK } })}
+
+`), /not a 0.3 stream event/],
+    ['a 1.0 REST error body where 0.3 is due', restRequest('GET', '/a2a/rest/v1/tasks/x'), json(404, { error: { code: 404, status: 'NOT_FOUND', message: 'm', details: [] } }), /unexpected error members error/],
+    ['a 204 that is not a delete', restRequest('GET', '/a2a/rest/v1/tasks/x'), { status: 204, headers: {}, body: Buffer.alloc(0) }, /no body/],
+  ])('%s', (_label, request, answer, problem) => {
+    expect(answerProblems(request, answer, V03).join('; ')).toMatch(problem);
+  });
+});
+
 describe('answerProblems flags', () => {
   it.each<[string, HostileRequest, Answer, RegExp]>([
     ["Nest's own error shape", restRequest('GET', '/a2a/rest/'), json(404, { message: 'Cannot GET /a2a/rest/', error: 'Not Found', statusCode: 404 }), /not a \{"error"/],

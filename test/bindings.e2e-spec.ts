@@ -16,10 +16,16 @@ import {
 } from './support/wire-client.js';
 
 let demo: RunningApp;
+/** The demo serving 1.0 only (A2A_V03=0): a request without A2A-Version is refused there. */
+let demoV1Only: RunningApp;
 beforeAll(async () => {
   demo = await startDemo();
+  demoV1Only = await startDemo({ A2A_V03: '0' });
 });
-afterAll(() => demo.close());
+afterAll(async () => {
+  await demo.close();
+  await demoV1Only.close();
+});
 
 /** The error taxonomy (1.0.1): JSON-RPC code, HTTP status, canonical status name. */
 const ERRORS = {
@@ -399,7 +405,12 @@ describe.each(clients)('%s binding', (_name, makeClient) => {
   describe('service parameters and tenants', () => {
     it('refuses a missing A2A-Version (0.3) and an unknown one; ignores the patch; takes the query form', async () => {
       const params = { message: userMessage('v') };
-      expectError(client, await client.call('SendMessage', params, { headers: { 'A2A-Version': '' } }), 'VERSION_NOT_SUPPORTED');
+      const v1Only = client.name === 'JSONRPC' ? jsonRpcClient(`${demoV1Only.url}/a2a/jsonrpc`) : restClient(`${demoV1Only.url}/a2a/rest`);
+      expectError(v1Only, await v1Only.call('SendMessage', params, { headers: { 'A2A-Version': '' } }), 'VERSION_NOT_SUPPORTED');
+      expectError(v1Only, await v1Only.call('SendMessage', params, { headers: { 'A2A-Version': '0.3' } }), 'VERSION_NOT_SUPPORTED');
+      // served at 0.3 (the demo's default), a 1.0 method without the header is no 0.3 method
+      const asV03 = await client.call('SendMessage', params, { headers: { 'A2A-Version': '' } });
+      expect(client.name === 'JSONRPC' ? [asV03.status, asV03.raw.error.code] : [asV03.status, asV03.raw.code]).toEqual(client.name === 'JSONRPC' ? [200, -32601] : [404, -32601]);
       expectError(client, await client.call('SendMessage', params, { headers: { 'A2A-Version': '2.0' } }), 'VERSION_NOT_SUPPORTED');
       const patched = await client.call('SendMessage', params, { headers: { 'A2A-Version': '1.0.7' } });
       expect(patched.result.message).toBeDefined();

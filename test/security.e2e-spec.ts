@@ -3,13 +3,14 @@
  * against every route of both bindings, caller isolation, an honest card, the extended card.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { A2A_PUBLIC, A2AAgent, A2AModule, A2APublic, A2ASecurity, SecuritySchemes, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 // every route of the protocol's table, to prove each one is guarded
 import { REST_ROUTES } from '../libs/a2a/src/protocol/rest-routes.js';
 import { startApp } from './support/custom-app.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
+import { BearerGuard, VaultAgent } from './support/vault-agent.js';
 import { V1, jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
 
 const ALICE = { 'X-API-Key': 'key-alice' };
@@ -103,7 +104,7 @@ describe('the demo with DEMO_API_KEYS', () => {
   });
 
   it('publishes exactly the scheme the guard declares', async () => {
-    const card: Json = await (await fetch(`${demo.url}/.well-known/agent-card.json`)).json();
+    const card: Json = await (await fetch(`${demo.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json();
     expect(card.securitySchemes).toEqual({ apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key', description: 'A demo API key' } } });
     expect(card.securityRequirements).toEqual([{ schemes: { apiKey: {} } }]);
   });
@@ -208,21 +209,6 @@ describe('an honest card', () => {
 
 // ---- module guards, @A2APublic, combined requirements, the extended card ----
 
-/** Bearer tokens `t-<name>`; honours the module's own public marker. */
-@A2ASecurity({ schemes: { bearer: SecuritySchemes.bearer('opaque') } })
-@Injectable()
-class BearerGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
-  canActivate(context: ExecutionContext) {
-    if (this.reflector.getAllAndOverride<boolean>(A2A_PUBLIC, [context.getHandler(), context.getClass()])) return true;
-    const req = context.switchToHttp().getRequest();
-    const match = /^Bearer t-(\w+)$/.exec(req.headers.authorization ?? '');
-    if (!match) throw new UnauthorizedException();
-    req.user = { sub: match[1], tier: match[1] === 'gold' ? 'gold' : 'basic' };
-    return true;
-  }
-}
-
 /** A second guard: every request also needs a tenant header (both requirements add up). */
 @A2ASecurity({ schemes: { tenantKey: SecuritySchemes.apiKey('X-Tenant', 'header') } })
 @Injectable()
@@ -231,18 +217,6 @@ class TenantGuard implements CanActivate {
   canActivate(context: ExecutionContext) {
     if (this.reflector.getAllAndOverride<boolean>(A2A_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     return context.switchToHttp().getRequest().headers['x-tenant'] === 'acme';
-  }
-}
-
-@A2AAgent({ name: 'vault', description: 'Public description', skills: [{ id: 'public', name: 'P', description: 'p', tags: ['p'] }] })
-@Injectable()
-class VaultAgent implements AgentExecutor {
-  execute(ctx: TaskContext) {
-    return ctx.reply(`hello ${ctx.caller.subject}`);
-  }
-  extendedAgentCard(caller: { user?: Json }) {
-    if (caller.user?.tier !== 'gold') return undefined;
-    return { description: 'Gold description', skills: [{ id: 'gold', name: 'G', description: 'g', tags: ['g'] }] };
   }
 }
 

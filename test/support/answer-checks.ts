@@ -12,6 +12,10 @@
  * - Never a 5xx but 503 (a dependency down), never an internal error, and nothing that looks like
  *   a stack trace, a source path or a secret, unless the request itself said it (the echo agent
  *   answers with what it was sent).
+ * - A server that serves A2A 0.3 beside 1.0 (`servesV03`) answers a request that names no version
+ *   (or 0.3) in 0.3's shapes (its §7, §8 and the REST transport of `@a2a-js/sdk` 0.3): JSON-RPC
+ *   errors with a free-form object `data`, results told apart by `kind`; REST errors as a bare
+ *   `{code,message,data?}` with a JSON-RPC code, successes with 200, 201, 202 or 204.
  */
 import { createParser } from 'eventsource-parser';
 import { gunzipSync } from 'node:zlib';
@@ -81,15 +85,37 @@ const LEAKS: RegExp[] = [
   /\bredis:\/\/[^\s"]*/g,
 ];
 
+export interface AnswerCheckOptions {
+  /** The server serves A2A 0.3 beside 1.0: a request without `A2A-Version` (or with 0.3) is answered in 0.3. */
+  readonly servesV03?: boolean;
+}
+
+/**
+ * The version a request is answered in by a server serving 0.3 beside 1.0: `A2A-Version` from its
+ * header (present, even empty), else from the query; absent or empty means 0.3 (spec §3.6.2), and
+ * `Major.Minor[.patch]` of 0.3 is 0.3. Anything else is read at 1.0 (and refused there when not 1.0).
+ */
+export function answeredVersion(request: HostileRequest): '0.3' | '1.0' {
+  const name = Object.keys(request.headers).find((key) => key.toLowerCase() === 'a2a-version');
+  const query = new URLSearchParams(request.path.includes('?') ? request.path.slice(request.path.indexOf('?') + 1) : '');
+  const asked = name !== undefined ? request.headers[name] : (query.get('A2A-Version') ?? query.get('a2a-version') ?? undefined);
+  const value = asked?.trim() ?? '';
+  const match = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(value);
+  return value === '' || (match !== null && Number(match[1]) === 0 && Number(match[2]) === 3) ? '0.3' : '1.0';
+}
+
 /** Problems with `answer` to `request`; empty when it is a well-formed protocol answer. */
-export function answerProblems(request: HostileRequest, answer: Answer): string[] {
+export function answerProblems(request: HostileRequest, answer: Answer, options: AnswerCheckOptions = {}): string[] {
   const problems = leakProblems(request, answer);
   if (answer.status >= 500 && answer.status !== 503) problems.push(`HTTP ${answer.status}: a 5xx other than 503`);
+  const v03 = options.servesV03 === true && answeredVersion(request) === '0.3';
   const contentType = header(answer, 'content-type') ?? '';
   if (contentType.startsWith('text/event-stream')) {
     if (answer.status !== 200) problems.push(`an event stream with HTTP ${answer.status}`);
-    return [...problems, ...streamProblems(request, answer)];
+    return [...problems, ...streamProblems(request, answer, v03)];
   }
+  // a 0.3 REST delete answers 204, as a2a-js 0.3 does
+  if (v03 && answer.status === 204 && request.binding === 'HTTP+JSON' && request.method === 'DELETE') return problems;
   if (answer.status === 204 || answer.status === 304) return [...problems, `HTTP ${answer.status}: no body where an answer is due`];
   if (!/^application\/(?:a2a\+)?json\b/.test(contentType)) return [...problems, `Content-Type "${contentType}" is not JSON`];
   let body: unknown;
@@ -98,8 +124,8 @@ export function answerProblems(request: HostileRequest, answer: Answer): string[
   } catch {
     return [...problems, 'the body is not JSON'];
   }
-  if (request.binding === 'JSONRPC') problems.push(...jsonRpcProblems(request, answer, body));
-  else problems.push(...restProblems(request, answer, body));
+  if (request.binding === 'JSONRPC') problems.push(...jsonRpcProblems(request, answer, body, v03));
+  else problems.push(...(v03 ? v03RestProblems(request, answer, body) : restProblems(request, answer, body)));
   return problems;
 }
 
@@ -156,22 +182,41 @@ function restOperation(request: HostileRequest): string | undefined {
   return undefined;
 }
 
-function resultProblems(operation: unknown, result: unknown): string[] {
-  const shape = typeof operation === 'string' && Object.hasOwn(RESULT_SHAPES, operation) ? RESULT_SHAPES[operation] : undefined;
+const isV03Task = (value: unknown) => isTask(value) && (value as { kind?: unknown }).kind === 'task';
+const isV03PushConfig = (value: unknown) => isObject(value) && typeof value.taskId === 'string' && isObject(value.pushNotificationConfig) && typeof value.pushNotificationConfig.url === 'string';
+
+/** What a successful result of each 0.3 JSON-RPC method looks like (0.3 §7): objects say what they are in `kind`. */
+const V03_RESULT_SHAPES: Record<string, (result: unknown) => boolean> = {
+  'message/send': (r) => isV03Task(r) || (isObject(r) && r.kind === 'message' && Array.isArray(r.parts)),
+  'tasks/get': isV03Task,
+  'tasks/cancel': isV03Task,
+  'tasks/pushNotificationConfig/set': isV03PushConfig,
+  'tasks/pushNotificationConfig/get': isV03PushConfig,
+  'tasks/pushNotificationConfig/list': (r) => Array.isArray(r) && r.every(isV03PushConfig),
+  'tasks/pushNotificationConfig/delete': (r) => r === null,
+  'agent/getAuthenticatedExtendedCard': (r) => isObject(r) && typeof r.name === 'string' && typeof r.url === 'string',
+};
+
+/** The kinds of a 0.3 stream event. */
+const V03_EVENT_KINDS = ['task', 'message', 'status-update', 'artifact-update'];
+
+function resultProblems(operation: unknown, result: unknown, shapes: Record<string, (result: unknown) => boolean> = RESULT_SHAPES): string[] {
+  const shape = typeof operation === 'string' && Object.hasOwn(shapes, operation) ? shapes[operation] : undefined;
   return shape && !shape(result) ? [`a ${operation} result that is not one: ${JSON.stringify(result).slice(0, 200)}`] : [];
 }
 
-function jsonRpcProblems(request: HostileRequest, answer: Answer, body: unknown): string[] {
+function jsonRpcProblems(request: HostileRequest, answer: Answer, body: unknown, v03: boolean): string[] {
   // a batch may one day be answered with an array of responses: each must then be well-formed
   if (Array.isArray(body)) {
     if (answer.status !== 200) return [`a batch answer with HTTP ${answer.status}`];
-    return body.length === 0 ? ['an empty batch answer'] : body.flatMap((item, i) => envelopeProblems(item, undefined).map((p) => `[${i}] ${p}`));
+    return body.length === 0 ? ['an empty batch answer'] : body.flatMap((item, i) => envelopeProblems(item, undefined, v03).map((p) => `[${i}] ${p}`));
   }
-  const problems = envelopeProblems(body, requestId(request));
+  const problems = envelopeProblems(body, requestId(request), v03);
   const error = (body as { error?: { code?: unknown } })?.error;
   if (error === undefined) {
     if (answer.status !== 200) problems.push(`a result with HTTP ${answer.status}`);
-    problems.push(...resultProblems((parsedBody(request) as { method?: unknown })?.method, (body as { result?: unknown })?.result));
+    const method = (parsedBody(request) as { method?: unknown })?.method;
+    problems.push(...resultProblems(method, (body as { result?: unknown })?.result, v03 ? V03_RESULT_SHAPES : RESULT_SHAPES));
     return problems;
   }
   const code = error.code as number;
@@ -187,7 +232,7 @@ function jsonRpcProblems(request: HostileRequest, answer: Answer, body: unknown)
 }
 
 /** One JSON-RPC response object; `expectedId` undefined: the id could not be read, so null is due. */
-function envelopeProblems(body: unknown, expectedId: string | number | null | undefined): string[] {
+function envelopeProblems(body: unknown, expectedId: string | number | null | undefined, v03: boolean): string[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['the answer is not a JSON-RPC response object'];
   const envelope = body as Record<string, unknown>;
   const problems: string[] = [];
@@ -202,7 +247,7 @@ function envelopeProblems(body: unknown, expectedId: string | number | null | un
     if (envelope.result === undefined) problems.push('an undefined result');
     return problems;
   }
-  problems.push(...jsonRpcErrorProblems(envelope.error));
+  problems.push(...(v03 ? v03ErrorProblems(envelope.error) : jsonRpcErrorProblems(envelope.error)));
   const code = (envelope.error as { code?: unknown })?.code as number;
   if (expectedId === undefined) {
     if (id !== null) problems.push(`id ${JSON.stringify(id)} where the request's id could not be read (null is due)`);
@@ -228,7 +273,40 @@ function jsonRpcErrorProblems(error: unknown): string[] {
   return problems;
 }
 
+/**
+ * A 0.3 error object (the JSON-RPC `error`, or a whole REST error body): `{code, message, data?}`,
+ * `data` a free-form object; where it names a reason, it is the code's.
+ */
+function v03ErrorProblems(error: unknown): string[] {
+  if (typeof error !== 'object' || error === null || Array.isArray(error)) return ['"error" is not an object'];
+  const { code, message, data, ...rest } = error as Record<string, unknown>;
+  const problems: string[] = [];
+  if (Object.keys(rest).length > 0) problems.push(`unexpected error members ${Object.keys(rest).join(', ')}`);
+  if (typeof code !== 'number' || !JSONRPC_CODES.has(code)) problems.push(`error code ${JSON.stringify(code)} is not in the A2A/JSON-RPC table`);
+  if (typeof message !== 'string' || message === '') problems.push('error.message is not a non-empty string');
+  if (data !== undefined && !isObject(data)) problems.push('error.data is not an object (0.3: free-form)');
+  const reason = isObject(data) ? data.reason : undefined;
+  if (code === -32603 && reason !== 'UNAVAILABLE') problems.push('an internal error (-32603 that is not UNAVAILABLE)');
+  if (typeof code === 'number' && A2A_REASONS[code] && reason !== undefined && reason !== A2A_REASONS[code]) problems.push(`code ${code} with reason ${JSON.stringify(reason)}`);
+  return problems;
+}
+
 // ---- HTTP+JSON ----
+
+/** The REST binding of `@a2a-js/sdk` 0.3: successes in the 0.3 proto's JSON, bare error bodies with any 4xx (or 503). */
+function v03RestProblems(request: HostileRequest, answer: Answer, body: unknown): string[] {
+  if (answer.status >= 200 && answer.status < 300) {
+    if (![200, 201, 202].includes(answer.status)) return [`success with HTTP ${answer.status}`];
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['a success body that is not a JSON object'];
+    if ('code' in body && 'message' in body) return ['a success that holds an error'];
+    const operation = restOperation(request);
+    if (operation === 'SendMessage' && ['task', 'message'].filter((m) => m in body).length !== 1) return ['a message:send answer that is not one of task, message'];
+    if ((operation === 'GetTask' || operation === 'CancelTask') && !isTask(body)) return [`a ${operation} answer that is not a task`];
+    return [];
+  }
+  if (!(answer.status >= 400 && answer.status < 500) && answer.status !== 503) return [`an error with HTTP ${answer.status}`];
+  return [...v03ErrorProblems(body), ...authAndAllowProblems(answer)];
+}
 
 function restProblems(request: HostileRequest, answer: Answer, body: unknown): string[] {
   if (answer.status >= 200 && answer.status < 300) {
@@ -281,7 +359,7 @@ function authAndAllowProblems(answer: Answer): string[] {
   return problems;
 }
 
-function streamProblems(request: HostileRequest, answer: Answer): string[] {
+function streamProblems(request: HostileRequest, answer: Answer, v03: boolean): string[] {
   const events: Array<{ event?: string; data: string }> = [];
   const parser = createParser({ onEvent: (e) => events.push({ event: e.event, data: e.data }) });
   parser.feed(answer.body.toString('utf8'));
@@ -299,16 +377,22 @@ function streamProblems(request: HostileRequest, answer: Answer): string[] {
     let payload: unknown = data;
     let isError: boolean;
     if (request.binding === 'JSONRPC') {
-      problems.push(...envelopeProblems(data, id).map((p) => `event ${i}: ${p}`));
+      problems.push(...envelopeProblems(data, id, v03).map((p) => `event ${i}: ${p}`));
       isError = typeof data === 'object' && data !== null && 'error' in data;
       payload = (data as { result?: unknown })?.result;
+    } else if (v03) {
+      isError = e.event === 'error';
+      if (isError) problems.push(...v03ErrorProblems(data).map((p) => `event ${i}: ${p}`));
     } else {
       isError = typeof data === 'object' && data !== null && 'error' in data;
       if (isError) problems.push(...restErrorProblems(data, undefined).map((p) => `event ${i}: ${p}`));
     }
     if (isError !== (e.event === 'error')) problems.push(`event ${i}: an error must be an "event: error" and only an error may be`);
     if (isError && i !== events.length - 1) problems.push(`event ${i}: an error event that does not end the stream`);
-    if (!isError) {
+    if (!isError && v03 && request.binding === 'JSONRPC') {
+      const kind = isObject(payload) ? payload.kind : undefined;
+      if (!V03_EVENT_KINDS.includes(kind as string)) problems.push(`event ${i}: not a 0.3 stream event (kind one of ${V03_EVENT_KINDS.join(', ')})`);
+    } else if (!isError) {
       const members = typeof payload === 'object' && payload !== null ? STREAM_RESPONSE_MEMBERS.filter((m) => m in payload) : [];
       if (members.length !== 1) problems.push(`event ${i}: not a StreamResponse (exactly one of ${STREAM_RESPONSE_MEMBERS.join(', ')})`);
     }

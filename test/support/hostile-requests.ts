@@ -37,7 +37,7 @@ export interface FuzzTargets {
 /** The v1.0 operations, which are also the JSON-RPC method names. */
 const V1_METHODS = Object.keys(OPERATIONS) as A2AOperation[];
 
-/** v0.3 method names: refused today (no A2A-Version means 0.3), served by a later 0.3 layer. */
+/** v0.3 method names: served at 0.3 to requests without A2A-Version (or with 0.3) when the server serves 0.3, method-not-found otherwise. */
 const V03_METHODS = [
   'message/send',
   'message/stream',

@@ -110,6 +110,14 @@ export interface A2AModuleOptions {
    * body (they apply to every route of that server); `false` leaves the server as you set it.
    */
   httpServer?: A2AHttpServerOptions | false;
+  /**
+   * Serve A2A 0.3 beside 1.0, on the same routes, for clients that still speak it: a request
+   * without `A2A-Version` (or with `0.3`) is answered in 0.3 (its JSON-RPC methods, the REST routes
+   * of `@a2a-js/sdk` 0.3 under `{rest}/v1`), the cards list 0.3 interfaces, and a card request
+   * without `A2A-Version: 1.0` gets the hybrid card 0.3 clients read. Default false: such a request
+   * is refused with VersionNotSupported.
+   */
+  v03?: boolean;
 }
 
 /**
@@ -189,6 +197,7 @@ class ModuleOptionsDto extends PeersOptionsDto {
   @Check(isHttpUrl, 'must be an absolute http or https URL') publicUrl?: unknown;
   @StringOption('must be the name of a published agent') defaultAgent?: unknown;
   @BooleanOption() allowUnauthenticated?: unknown;
+  @BooleanOption() v03?: unknown;
   @Nested(() => CardDto, 'must be an object') card?: unknown;
   @Nested(() => StreamingDto, 'must be an object') streaming?: unknown;
   @Nested(() => LimitsDto, 'must be an object') limits?: unknown;
@@ -259,6 +268,7 @@ function withDefaults(options: A2AModuleOptions): ResolvedA2AOptions {
     streaming: { ...SERVER_DEFAULTS.streaming, ...options.streaming },
     limits: { ...SERVER_DEFAULTS.limits, ...options.limits },
     httpServer: withHttpServerDefaults(options.httpServer),
+    v03: options.v03 === true,
     tasks: { ...TASK_DEFAULTS, ...options.tasks },
     redis: options.redis,
     taskBackend: options.taskBackend,

@@ -73,6 +73,7 @@ export const PUSH_PROVIDERS: Provider[] = [
       events: PushDeliveryEvents,
       signer: NotificationSigner | undefined,
       issuerOf: (agent: string) => string,
+      tasks: TaskBackend,
     ) => {
       if (!push) return undefined;
       const policy = new EgressPolicy(push.egress);
@@ -81,9 +82,10 @@ export const PUSH_PROVIDERS: Provider[] = [
         headersTimeoutMs: push.attemptTimeoutMs,
         bodyTimeoutMs: push.attemptTimeoutMs,
       });
-      return new WebhookDeliveryProcessor({ configs, box: new SecretBox(push.encryptionKey), dispatcher, events, deadLetters, options: push, issuerOf, signer });
+      const box = new SecretBox(push.encryptionKey);
+      return new WebhookDeliveryProcessor({ configs, box, dispatcher, events, deadLetters, options: push, tasks: tasks.store, issuerOf, signer });
     },
-    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER],
+    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, TaskBackend],
   },
   {
     provide: PushNotifications,

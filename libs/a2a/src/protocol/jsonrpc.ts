@@ -42,6 +42,16 @@ export function jsonRpcIdOf(body: unknown): JsonRpcId {
  * @throws JsonRpcEnvelopeError
  */
 export function parseJsonRpcCall(body: unknown): JsonRpcCall {
+  const call = parseJsonRpcEnvelope(body, isOperation);
+  return { ...call, method: call.method as A2AOperation };
+}
+
+/**
+ * The envelope checks of {@link parseJsonRpcCall}, for any method table: `known` says which
+ * method names exist (another one is MethodNotFound, before its params are looked at).
+ * @throws JsonRpcEnvelopeError
+ */
+export function parseJsonRpcEnvelope(body: unknown, known: (method: string) => boolean): { id: JsonRpcId; method: string; params: unknown } {
   if (Array.isArray(body)) throw new JsonRpcEnvelopeError(null, new InvalidRequestError('Batch requests are not supported'));
   if (typeof body !== 'object' || body === null) {
     throw new JsonRpcEnvelopeError(null, new InvalidRequestError('The request must be a JSON-RPC 2.0 request object'));
@@ -53,7 +63,7 @@ export function parseJsonRpcCall(body: unknown): JsonRpcCall {
   if (typeof request.method !== 'string' || request.method === '') {
     throw new JsonRpcEnvelopeError(id, new InvalidRequestError('"method" must be a non-empty string'));
   }
-  if (!isOperation(request.method)) {
+  if (!known(request.method)) {
     throw new JsonRpcEnvelopeError(id, new MethodNotFoundError(`Method not found: ${request.method.slice(0, 100)}`));
   }
   const params = request.params ?? {};

@@ -12,6 +12,11 @@ export interface StoredPushConfig {
   readonly url: string;
   readonly token?: string;
   readonly authentication?: { readonly scheme: string; readonly credentials?: string };
+  /**
+   * The A2A version the config was registered in (`0.3`): its notifications take that version's
+   * shape. Absent: 1.0.
+   */
+  readonly protocolVersion?: string;
   /** When it was stored, in ms since the epoch. */
   readonly createdAt: number;
 }

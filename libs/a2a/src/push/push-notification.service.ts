@@ -72,9 +72,9 @@ export class PushNotificationService implements PushNotifications {
   }
 
   /** @throws ResourceExhaustedError when the task has as many configs as it may */
-  async create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+  async create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig, options: { protocolVersion?: string } = {}): Promise<TaskPushNotificationConfig> {
     const id = config.id || this.newId();
-    const stored = sealConfig(this.box, scope, taskId, id, config, this.now());
+    const stored = sealConfig(this.box, scope, taskId, id, config, this.now(), options.protocolVersion);
     const put = await this.configs.put(scope, stored, this.options.maxConfigsPerTask);
     if (put === 'full') {
       throw new ResourceExhaustedError(`Task ${echoed(taskId)} already has ${this.options.maxConfigsPerTask} push notification configs; delete one first`);

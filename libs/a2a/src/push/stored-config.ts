@@ -1,5 +1,5 @@
 /** A config between the wire and the store: secrets sealed on the way in, opened for delivery, redacted for answers. */
-import type { TaskPushNotificationConfig } from '../protocol/types.js';
+import { PROTOCOL_VERSION, type TaskPushNotificationConfig } from '../protocol/types.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import type { StoredPushConfig } from './push-config-store.js';
 import type { SecretBox, SecretContexts } from './secret-box.js';
@@ -29,12 +29,21 @@ function withSecrets(
   };
 }
 
-export function sealConfig(box: SecretBox, scope: TaskScope, taskId: string, id: string, config: TaskPushNotificationConfig, now: number): StoredPushConfig {
+export function sealConfig(
+  box: SecretBox,
+  scope: TaskScope,
+  taskId: string,
+  id: string,
+  config: TaskPushNotificationConfig,
+  now: number,
+  protocolVersion?: string,
+): StoredPushConfig {
   return {
     id,
     taskId,
     url: config.url,
     ...withSecrets(config, (value, field) => box.seal(value, secretContext(scope, { ...config, taskId, id }, field).v2)),
+    ...(protocolVersion === undefined || protocolVersion === PROTOCOL_VERSION ? {} : { protocolVersion }),
     createdAt: now,
   };
 }

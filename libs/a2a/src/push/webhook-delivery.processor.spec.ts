@@ -10,6 +10,7 @@ import { EgressPolicy, type EgressPolicyOptions } from '../net/egress-policy.js'
 import { createPinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { fakeLookup, type FakeAnswer, type FakeLookup } from '../testing/fake-lookup.js';
 import { connectClient, deleteKeys, uniquePrefix } from '../redis/testing/redis-test-support.js';
+import { InMemoryTaskStore } from '../tasks/in-memory/in-memory-task-store.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { RedisPushDeadLetters } from './push-dead-letters.js';
 import { PushDeliveryEvents, type PushDeliveryEvent } from './push-delivery-events.js';
@@ -32,6 +33,7 @@ let configs: RedisPushConfigStore;
 let deadLetters: RedisPushDeadLetters;
 let receiver: WebhookReceiver;
 let reply: (nth: number) => ReceiverReply;
+const tasks = new InMemoryTaskStore();
 const open: Array<{ close(): Promise<unknown> }> = [];
 
 beforeAll(async () => {
@@ -82,6 +84,7 @@ function processor(policy: EgressPolicyOptions = { allowHttp: true, allowHosts: 
     events: emitter,
     deadLetters,
     options: OPTIONS,
+    tasks,
     issuerOf: (agent) => `https://agents.example/${agent}`,
     now: () => NOW,
   });
@@ -90,9 +93,9 @@ function processor(policy: EgressPolicyOptions = { allowHttp: true, allowHosts: 
 
 let next = 0;
 /** A stored config for a task of its own, and a job for its event `seq` 1. */
-async function given(url: string, extra: { token?: string; authentication?: { scheme: string; credentials?: string } } = {}) {
+async function given(url: string, extra: { token?: string; authentication?: { scheme: string; credentials?: string } } = {}, protocolVersion?: string) {
   const taskId = `task-${++next}`;
-  await configs.put(scope, sealConfig(box, scope, taskId, 'cfg', { url, ...extra }, NOW), 5);
+  await configs.put(scope, sealConfig(box, scope, taskId, 'cfg', { url, ...extra }, NOW, protocolVersion), 5);
   const job = (attemptsMade: number) =>
     ({
       id: `${taskId}.1.cfg`,
@@ -132,6 +135,27 @@ describe('WebhookDeliveryProcessor', () => {
     });
     expect(r.headers['x-a2a-notification-signature']).toBeUndefined();
     expect(events).toEqual([expect.objectContaining({ type: 'delivered', status: 202, attempt: 1, maxAttempts: 3, url: receiver.url('/h?k=REDACTED') })]);
+  });
+
+  it('sends a config registered over 0.3 the whole task as it is, in 0.3 (kind, lower-case state), as application/json without A2A-Version', async () => {
+    reply = () => ({});
+    const { p } = processor();
+    const { taskId, job } = await given(receiver.url('/v03'), { token: 't-3' }, '0.3');
+    await tasks.save(scope, { id: taskId, contextId: 'ctx', status: { state: 'TASK_STATE_INPUT_REQUIRED' }, artifacts: [{ artifactId: 'a', parts: [{ text: 'so far' }] }] }, 2, 0);
+    expect(await p.process(job(0), signal)).toBe('delivered');
+    const [r] = receiver.received;
+    expect(r.json).toEqual({ kind: 'task', id: taskId, contextId: 'ctx', status: { state: 'input-required' }, artifacts: [{ artifactId: 'a', parts: [{ kind: 'text', text: 'so far' }] }] });
+    expect(r.headers).toMatchObject({ 'content-type': 'application/json', 'x-a2a-notification-token': 't-3', 'webhook-id': job(0).id });
+    expect(r.headers['a2a-version']).toBeUndefined();
+  });
+
+  it('drops a 0.3 notification whose task is gone (nothing to send), as for a deleted config', async () => {
+    reply = () => ({});
+    const { p, events } = processor();
+    const { job } = await given(receiver.url('/v03-gone'), {}, '0.3');
+    expect(await p.process(job(0), signal)).toBe('dropped');
+    expect(receiver.received).toEqual([]);
+    expect(events).toEqual([expect.objectContaining({ type: 'dropped' })]);
   });
 
   it('sends no Authorization when the config has a scheme but no credentials', async () => {

@@ -13,7 +13,10 @@ import { redactUrl } from '../net/redact-url.js';
 import { requestWithDeadline } from '../net/request-with-deadline.js';
 import { A2A_JSON } from '../protocol/json-body.js';
 import { PROTOCOL_VERSION, type TaskPushNotificationConfig } from '../protocol/types.js';
-import type { PushConfigStore } from './push-config-store.js';
+import { isV03Version } from '../protocol/v03/constants.js';
+import { v03PushNotificationBody } from '../protocol/v03/push-notification.js';
+import type { TaskStore } from '../tasks/task-store.js';
+import type { PushConfigStore, StoredPushConfig } from './push-config-store.js';
 import type { PushDeadLetters } from './push-dead-letters.js';
 import type { PushDeliveryEvent, PushDeliveryEvents } from './push-delivery-events.js';
 import type { PushJobProcessor } from './push-delivery-queue.js';
@@ -46,6 +49,13 @@ export class DeliveryFailedError extends Error {
   }
 }
 
+/** One notification as sent: its body, media type and `A2A-Version` (0.3 sent none). */
+interface Notification {
+  readonly body: string;
+  readonly contentType: string;
+  readonly protocolVersion?: string;
+}
+
 /** How an attempt went, when it did not succeed. */
 interface Failure {
   readonly reason: string;
@@ -61,6 +71,8 @@ export interface WebhookDeliveryDeps {
   readonly events: PushDeliveryEvents;
   readonly deadLetters: PushDeadLetters;
   readonly options: ResolvedPushOptions;
+  /** Where the task is read for a config registered over A2A 0.3, whose notifications carry the whole task. */
+  readonly tasks?: Pick<TaskStore, 'get'>;
   /** The JWT `iss` for an agent's notifications: its card URL (unless the signing options name one). */
   readonly issuerOf: (agent: string) => string;
   readonly signer?: NotificationSigner;
@@ -80,7 +92,7 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
   }
 
   async process(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome> {
-    const { scope, taskId, seq, configId, body } = job.data;
+    const { scope, taskId, seq, configId } = job.data;
     const webhookId = job.id!;
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? this.deps.options.retrySchedule.length;
@@ -95,11 +107,17 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
     let failure: Failure;
     try {
       const config = openConfig(this.deps.box, scope, stored);
-      const headers = await this.headers(webhookId, scope.agent, taskId, config, body);
+      const notification = await this.notification(job.data, stored);
+      if (!notification) {
+        // a 0.3 notification carries the task, which is gone (past its retention)
+        this.emit({ type: 'dropped', ...base });
+        return 'dropped';
+      }
+      const headers = await this.headers(webhookId, scope.agent, taskId, config, notification);
       const answer = await requestWithDeadline(this.deps.dispatcher, config.url, {
         method: 'POST',
         headers,
-        body,
+        body: notification.body,
         deadlineMs: this.deps.options.attemptTimeoutMs,
         maxBodyBytes: this.deps.options.maxResponseBytes,
         signal,
@@ -168,18 +186,25 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
     throw new DeliveryAttemptError(failure.reason, nextDelayMs);
   }
 
-  private async headers(
-    webhookId: string,
-    agent: string,
-    taskId: string,
-    config: TaskPushNotificationConfig,
-    body: string,
-  ): Promise<Record<string, string>> {
+  /**
+   * What is POSTed: the job's event (a StreamResponse, 1.0); to a config registered over A2A 0.3,
+   * the whole task as it is now, in 0.3's shape, as 0.3 servers sent it. `undefined`: the task is gone.
+   */
+  private async notification(data: PushJobData, stored: StoredPushConfig): Promise<Notification | undefined> {
+    if (stored.protocolVersion === undefined || !isV03Version(stored.protocolVersion)) {
+      return { body: data.body, contentType: A2A_JSON, protocolVersion: PROTOCOL_VERSION };
+    }
+    const task = await this.deps.tasks?.get(data.scope, data.taskId);
+    return task && { body: JSON.stringify(v03PushNotificationBody(task.task)), contentType: 'application/json' };
+  }
+
+  private async headers(webhookId: string, agent: string, taskId: string, config: TaskPushNotificationConfig, notification: Notification): Promise<Record<string, string>> {
     const nowSeconds = Math.floor(this.now() / 1000);
+    const body = notification.body;
     const headers: Record<string, string> = {
-      'content-type': A2A_JSON,
+      'content-type': notification.contentType,
       'user-agent': 'nestjs-a2a',
-      'a2a-version': PROTOCOL_VERSION,
+      ...(notification.protocolVersion ? { 'a2a-version': notification.protocolVersion } : {}),
       'webhook-id': webhookId,
       'webhook-timestamp': String(nowSeconds),
     };

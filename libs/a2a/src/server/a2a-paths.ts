@@ -5,6 +5,7 @@
 import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
 import { Check, optionProblems } from '../config/option-validation.js';
 import { WELL_KNOWN_AGENT_CARD_PATH } from '../protocol/agent-card.js';
+import { V03_LEGACY_AGENT_CARD_PATH } from '../protocol/v03/constants.js';
 
 /** @publicApi */
 export interface A2APathOptions {
@@ -72,4 +73,9 @@ export function bindingPaths(paths: ResolvedA2APaths, agent: AgentSegment): { js
 /** App path of an agent's card: the root one (default agent) or its per-agent one. */
 export function agentCardPath(paths: ResolvedA2APaths, agent: AgentSegment): string {
   return `${agentBase(paths, agent)}${WELL_KNOWN_AGENT_CARD_PATH}`;
+}
+
+/** App path of an agent's card where A2A 0.2 put it (`/.well-known/agent.json`). */
+export function legacyCardPath(paths: ResolvedA2APaths, agent: AgentSegment): string {
+  return `${agentBase(paths, agent)}${V03_LEGACY_AGENT_CARD_PATH}`;
 }

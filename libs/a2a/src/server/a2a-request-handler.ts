@@ -4,7 +4,7 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import { mediaTypeAccepted } from '../protocol/agent-card.js';
-import { decode, encode } from '../protocol/codec.js';
+import { decode, encode, type DecodeOptions } from '../protocol/codec.js';
 import {
   ContentTypeNotSupportedError,
   InvalidParamsError,
@@ -14,11 +14,10 @@ import {
 } from '../protocol/errors.js';
 import { OPERATIONS, type A2AOperation } from '../protocol/operations.js';
 import {
-  AgentCardSchema,
   LIST_TASKS_DEFAULT_PAGE_SIZE,
-  ListTaskPushNotificationConfigsResponseSchema,
   ListTasksResponseSchema,
-  TaskPushNotificationConfigSchema, SendMessageResponseSchema, StreamResponseSchema, TaskSchema } from '../protocol/schemas.js';
+  StreamResponseSchema,
+} from '../protocol/schemas.js';
 import { taskView } from '../protocol/task-view.js';
 import {
   isTerminalState,
@@ -57,6 +56,11 @@ export interface A2ACall {
   readonly lastEventId?: number;
   /** Came through the agent's own paths (`/agents/{name}/…`) rather than the root ones. */
   readonly viaAgentPath: boolean;
+  /**
+   * The protocol version the request was made in (`Major.Minor`): push configs registered by it
+   * are sent notifications in that version's shape.
+   */
+  readonly protocolVersion?: string;
 }
 
 /** One event of a stream; `seq` is its place in the task's log (absent for a Message answer). */
@@ -68,6 +72,9 @@ export interface StreamEvent {
 /** An operation's outcome, encoded as ProtoJSON, ready for any binding. */
 export type DispatchResult = { readonly result: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
 
+/** An operation's outcome as the 1.0 value (the operation's response type), for a binding to encode. */
+export type RunResult = { readonly value: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
+
 @Injectable()
 export class A2ARequestHandler {
   constructor(
@@ -78,55 +85,66 @@ export class A2ARequestHandler {
   ) {}
 
   /**
-   * Decodes `params` for `operation`, runs it, and encodes the result.
+   * Decodes `params` (ProtoJSON) for `operation`, runs it, and encodes the result as ProtoJSON.
    * @throws A2AError (InvalidParamsError naming each bad field, and each operation's own errors)
    */
   async dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
     const spec = OPERATIONS[operation];
-    // capability checks come first: an unsupported operation is refused whatever its params
+    let request: unknown; // kept: how a ListTasks answer is encoded depends on its request
+    const outcome = await this.run(call, operation, (options) => (request = decode(spec.request, params, '', options)));
+    if ('stream' in outcome) return outcome;
+    return { result: operation === 'ListTasks' ? this.encodeList(outcome.value as ListTasksResponse, request as ListTasksRequest) : encode(spec.response, outcome.value) };
+  }
+
+  /**
+   * Runs `operation` on the 1.0 request `readRequest` makes (a binding's decoder, bounded by the
+   * `limits` it is given), answering the 1.0 value: for bindings whose wire is not ProtoJSON.
+   * Capability checks come first: an unsupported operation is refused whatever its params.
+   * @throws A2AError (what `readRequest` throws, and each operation's own errors)
+   */
+  async run(call: A2ACall, operation: A2AOperation, readRequest: (options: DecodeOptions) => unknown): Promise<RunResult> {
     if (operation.endsWith('PushNotificationConfig') || operation.endsWith('PushNotificationConfigs')) {
       if (!this.push.enabled) throw new PushNotificationNotSupportedError();
     }
     // bounded while decoding: lists are counted before they are walked (limits.*)
-    const request = decode(spec.request, params, '', { limits: this.options.limits });
+    const request = readRequest({ limits: this.options.limits });
     switch (operation) {
       case 'SendMessage':
-        return { result: encode(SendMessageResponseSchema, await this.sendMessage(call, request as SendMessageRequest)) };
+        return { value: await this.sendMessage(call, request as SendMessageRequest) };
       case 'SendStreamingMessage':
         return { stream: await this.sendStreamingMessage(call, request as SendMessageRequest) };
       case 'GetTask':
-        return { result: encode(TaskSchema, await this.getTask(call, request as GetTaskRequest)) };
+        return { value: await this.getTask(call, request as GetTaskRequest) };
       case 'ListTasks':
-        return { result: this.encodeList(await this.listTasks(call, request as ListTasksRequest), request as ListTasksRequest) };
+        return { value: await this.listTasks(call, request as ListTasksRequest) };
       case 'CancelTask':
-        return { result: encode(TaskSchema, await this.cancelTask(call, request as CancelTaskRequest)) };
+        return { value: await this.cancelTask(call, request as CancelTaskRequest) };
       case 'SubscribeToTask':
         return { stream: await this.subscribeToTask(call, request as SubscribeToTaskRequest) };
       case 'GetExtendedAgentCard':
-        return { result: encode(AgentCardSchema, await this.cards.extended(call.agent, call.viaAgentPath, call.caller)) };
+        return { value: await this.cards.extended(call.agent, call.viaAgentPath, call.caller) };
       case 'CreateTaskPushNotificationConfig': {
         const config = request as TaskPushNotificationConfig;
         if (!config.taskId) throw InvalidParamsError.field('taskId', 'is required');
         const scope = await this.ownTask(call, config.taskId);
         await this.push.validate(config);
-        return { result: encode(TaskPushNotificationConfigSchema, await this.push.create(scope, config.taskId, config)) };
+        return { value: await this.push.create(scope, config.taskId, config, { protocolVersion: call.protocolVersion }) };
       }
       case 'GetTaskPushNotificationConfig': {
         const { taskId, id } = request as GetTaskPushNotificationConfigRequest;
         const scope = await this.ownTask(call, taskId);
-        return { result: encode(TaskPushNotificationConfigSchema, await this.push.get(scope, taskId, id)) };
+        return { value: await this.push.get(scope, taskId, id) };
       }
       case 'ListTaskPushNotificationConfigs': {
         const { taskId, pageSize, pageToken } = request as ListTaskPushNotificationConfigsRequest;
         const scope = await this.ownTask(call, taskId);
-        const page = await this.push.list(scope, taskId, pageSize, pageToken);
-        return { result: encode(ListTaskPushNotificationConfigsResponseSchema, page) };
+        return { value: await this.push.list(scope, taskId, pageSize, pageToken) };
       }
       case 'DeleteTaskPushNotificationConfig': {
         const { taskId, id } = request as DeleteTaskPushNotificationConfigRequest;
         const scope = await this.ownTask(call, taskId);
         await this.push.delete(scope, taskId, id);
-        return { result: {} };
+        return { value: {} };
       }
     }
   }
@@ -222,7 +240,7 @@ export class A2ARequestHandler {
       caller: call.caller,
       extensions: call.extensions,
       // an inline config hears the task from its first event on
-      beforeOpen: inline ? async (taskId) => void (await this.push.create(scope, taskId, inline)) : undefined,
+      beforeOpen: inline ? async (taskId) => void (await this.push.create(scope, taskId, inline, { protocolVersion: call.protocolVersion })) : undefined,
     });
   }
 

@@ -6,6 +6,8 @@ import { buildAgentCard, entityTag } from '../protocol/agent-card.js';
 import { publicJwks, signedCardBody, type CardSigner } from '../protocol/card-signing.js';
 import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError, UnsupportedOperationError } from '../protocol/errors.js';
 import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
+import { toV03HybridAgentCard } from '../protocol/v03/agent-card.js';
+import { V03_PROTOCOL_VERSION } from '../protocol/v03/constants.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
 import type { ResolvedPushOptions } from '../push/push-options.js';
 import { PushNotifications } from '../push/push-notifications.js';
@@ -21,6 +23,8 @@ export interface ServedCard {
   readonly body: string;
   readonly etag: string;
   readonly lastModified: string;
+  /** With `v03`: the hybrid card, for readers that did not ask for 1.0 (1.0 fields plus those 0.3 clients read). */
+  readonly hybrid?: { readonly body: string; readonly etag: string };
 }
 
 @Injectable()
@@ -54,12 +58,17 @@ export class AgentCardService {
       interfaces: this.interfaces(viaAgentPath ? agent.name : undefined),
       capabilities: this.capabilities(agent),
     });
-    const served = signedCardBody(card, this.signers()).then(({ card: signed, body }) => ({
-      card: signed,
-      body,
-      etag: entityTag(body),
-      lastModified: new Date().toUTCString(),
-    }));
+    const served = signedCardBody(card, this.signers()).then(({ card: signed, body }) => {
+      // the hybrid card carries the 1.0 card's signatures: 1.0 verifiers drop the 0.3 members before checking
+      const hybrid = this.options.v03 ? JSON.stringify(toV03HybridAgentCard(signed)) : undefined;
+      return {
+        card: signed,
+        body,
+        etag: entityTag(body),
+        lastModified: new Date().toUTCString(),
+        ...(hybrid === undefined ? {} : { hybrid: { body: hybrid, etag: entityTag(hybrid) } }),
+      };
+    });
     served.catch(() => this.cache.delete(key)); // a failed signing is tried again on the next request
     this.cache.set(key, served);
     return served;
@@ -119,12 +128,16 @@ export class AgentCardService {
     return this.publicUrl.prefixed(agentCardPath(this.paths, agent));
   }
 
+  /** The 1.0 interfaces, then (with `v03`) the 0.3 ones, at the same URLs: a 1.0 client picks the first it speaks. */
   private interfaces(agent: string | undefined): AgentInterface[] {
     const { jsonRpc, rest } = bindingPaths(this.paths, agent);
-    const interfaces: AgentInterface[] = [];
-    if (jsonRpc) interfaces.push({ url: this.publicUrl.of(jsonRpc), protocolBinding: PROTOCOL_BINDINGS.jsonRpc, protocolVersion: PROTOCOL_VERSION });
-    if (rest) interfaces.push({ url: this.publicUrl.of(rest), protocolBinding: PROTOCOL_BINDINGS.rest, protocolVersion: PROTOCOL_VERSION });
-    return interfaces;
+    const versions = this.options.v03 ? [PROTOCOL_VERSION, V03_PROTOCOL_VERSION] : [PROTOCOL_VERSION];
+    return versions.flatMap((protocolVersion) => {
+      const interfaces: AgentInterface[] = [];
+      if (jsonRpc) interfaces.push({ url: this.publicUrl.of(jsonRpc), protocolBinding: PROTOCOL_BINDINGS.jsonRpc, protocolVersion });
+      if (rest) interfaces.push({ url: this.publicUrl.of(rest), protocolBinding: PROTOCOL_BINDINGS.rest, protocolVersion });
+      return interfaces;
+    });
   }
 }
 

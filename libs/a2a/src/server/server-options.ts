@@ -99,6 +99,8 @@ export interface ResolvedServerOptions {
   readonly limits: Required<A2ALimitOptions>;
   /** Timeouts set on the HTTP server the app runs on; `false`: left as the host set them. */
   readonly httpServer: ResolvedHttpServerOptions | false;
+  /** A2A 0.3 is served beside 1.0 (see `A2AModuleOptions.v03`). */
+  readonly v03: boolean;
 }
 
 export const SERVER_DEFAULTS: Pick<ResolvedServerOptions, 'card' | 'streaming' | 'limits'> = {

@@ -3,6 +3,9 @@
 /** The protocol version of the 0.3 wire, as this library writes it (cards, interfaces). */
 export const V03_PROTOCOL_VERSION = '0.3';
 
+/** Where 0.2 (and early 0.3) clients look for the card; 0.3 moved it to `/.well-known/agent-card.json`. */
+export const V03_LEGACY_AGENT_CARD_PATH = '/.well-known/agent.json';
+
 /** 0.3 activated extensions with this header (1.0: `A2A-Extensions`). */
 export const V03_EXTENSIONS_HEADER = 'X-A2A-Extensions';
 

@@ -5,7 +5,7 @@
  */
 import { All, applyDecorators, Controller, Get, Inject, Req, Res, SetMetadata, UseFilters, UseGuards, type CanActivate, type Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { agentCardPath, bindingPaths, type ResolvedA2APaths } from '../a2a-paths.js';
+import { agentCardPath, bindingPaths, legacyCardPath, type ResolvedA2APaths } from '../a2a-paths.js';
 import { A2AExceptionFilter } from './a2a-exception.filter.js';
 import { AgentCardEndpoint } from './agent-card.endpoint.js';
 import type { RoutedRequest } from './http-binding.js';
@@ -56,6 +56,12 @@ export function createA2AControllers(paths: ResolvedA2APaths, security: Controll
     @Get([agentCardPath(paths, undefined), agentCardPath(paths, ':agent')])
     card(@Req() req: Request, @Res() res: Response): Promise<void> {
       return this.endpoint.handle(routed(req), res);
+    }
+
+    /** The card at the path 0.2 and early 0.3 clients read: the hybrid card with `v03`, 404 without. */
+    @Get([legacyCardPath(paths, undefined), legacyCardPath(paths, ':agent')])
+    legacyCard(@Req() req: Request, @Res() res: Response): Promise<void> {
+      return this.endpoint.handle(routed(req), res, true);
     }
 
     @Get(paths.jwks)

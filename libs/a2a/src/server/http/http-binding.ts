@@ -5,7 +5,7 @@
  * router found ({@link RoutedRequest}), never a platform's own objects.
  */
 import { Inject, Logger } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { A2AError, InternalError, UnauthenticatedError, toA2AError } from '../../protocol/errors.js';
 import { responseMediaType } from '../../protocol/json-body.js';
@@ -13,7 +13,9 @@ import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
 import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
-import { A2ARequestHandler, type A2ACall, type StreamEvent } from '../a2a-request-handler.js';
+import type { DecodeOptions } from '../../protocol/codec.js';
+import { V03_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION } from '../../protocol/v03/constants.js';
+import { A2ARequestHandler, type A2ACall, type DispatchResult, type StreamEvent } from '../a2a-request-handler.js';
 import type { PublishedAgent } from '../agent-registry.js';
 import { A2ACallerResolver } from '../caller-resolver.js';
 import { SecurityInventory } from '../security/security-inventory.js';
@@ -48,10 +50,14 @@ export interface WireFormat {
   errorStatus(error: A2AError): number;
   /** Data of one SSE event. */
   event(event: StreamEvent): unknown;
+  /** HTTP status of a successful unary answer; default 200. */
+  resultStatus?(): number;
 }
 
 /** One request/answer: the media type chosen, the headers every answer carries, the body format. */
 export interface Exchange {
+  /** The protocol version it is answered in: `1.0`, or `0.3` (see {@link HttpBinding.wireVersion}). */
+  readonly version: string;
   readonly mediaType: string;
   readonly headers: Record<string, string>;
   readonly format: WireFormat;
@@ -69,41 +75,91 @@ export abstract class HttpBinding {
   /** The exchange of `req` as far as it is known now (a guard may have refused it before the binding ran). */
   abstract exchange(req: IncomingMessage): Exchange;
 
-  protected exchangeWith(req: IncomingMessage, format: WireFormat): Exchange {
+  protected exchangeWith(req: IncomingMessage, format: WireFormat, version = this.wireVersion(req)): Exchange {
     return {
+      version,
       mediaType: responseMediaType(req.headers['content-type'], req.headers.accept),
-      headers: { ...A2A_ANSWER_HEADERS, [VERSION_HEADER]: PROTOCOL_VERSION },
+      // 0.3 had no version header; its answers carry none
+      headers: version === PROTOCOL_VERSION ? { ...A2A_ANSWER_HEADERS, [VERSION_HEADER]: PROTOCOL_VERSION } : { ...A2A_ANSWER_HEADERS },
       format,
     };
   }
 
-  /** Runs one operation and answers: JSON, or an SSE stream for the streaming operations. */
-  protected async serve(routed: RoutedRequest, res: ServerResponse, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
+  /**
+   * The version a request is answered in: `0.3` when 0.3 is served (`v03`) and the request names
+   * no version (which means 0.3, spec §3.6.2) or names 0.3; `1.0` otherwise, where a version that
+   * is not 1.0 is refused once the request is read (VersionNotSupported).
+   */
+  wireVersion(req: IncomingMessage): string {
+    if (!this.options.v03) return PROTOCOL_VERSION;
+    try {
+      return negotiateVersion(requestedVersion(req.headers, queryOf(req.url)), [V03_PROTOCOL_VERSION]);
+    } catch {
+      return PROTOCOL_VERSION;
+    }
+  }
+
+  /** Runs one 1.0 operation on its ProtoJSON params and answers: JSON, or an SSE stream for the streaming operations. */
+  protected serve(routed: RoutedRequest, res: ServerResponse, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
+    // read as wireVersion() read it, so the two cannot disagree on what was asked
+    negotiateVersion(requestedVersion(routed.raw.headers, queryOf(routed.raw.url)), this.options.v03 ? [PROTOCOL_VERSION, V03_PROTOCOL_VERSION] : [PROTOCOL_VERSION]);
+    const requestedTenant = (params as { tenant?: unknown } | undefined)?.tenant;
+    const tenant = typeof requestedTenant === 'string' && requestedTenant !== '' ? requestedTenant : undefined;
+    return this.answer(routed, res, exchange, agent, operation, tenant, (call) => this.handler.dispatch(call, operation, params));
+  }
+
+  /**
+   * Runs one operation whose 1.0 request `readRequest` makes from another version's wire (0.3),
+   * and answers with the 1.0 value, which the exchange's format writes in that version. 0.3 has
+   * no tenants.
+   */
+  protected serveTranslated(
+    routed: RoutedRequest,
+    res: ServerResponse,
+    exchange: Exchange,
+    agent: PublishedAgent,
+    operation: A2AOperation,
+    readRequest: (options: DecodeOptions) => unknown,
+  ): Promise<void> {
+    return this.answer(routed, res, exchange, agent, operation, undefined, async (call) => {
+      const outcome = await this.handler.run(call, operation, readRequest);
+      return 'stream' in outcome ? outcome : { result: outcome.value };
+    });
+  }
+
+  private async answer(
+    routed: RoutedRequest,
+    res: ServerResponse,
+    exchange: Exchange,
+    agent: PublishedAgent,
+    operation: A2AOperation,
+    tenant: string | undefined,
+    dispatch: (call: A2ACall) => Promise<DispatchResult>,
+  ): Promise<void> {
     const req = routed.raw;
-    negotiateVersion(headerOrQuery(routed, VERSION_HEADER), [PROTOCOL_VERSION]);
-    const extensions = activateExtensions(parseExtensionsHeader(req.headers[EXTENSIONS_HEADER.toLowerCase()]), agent.extensions);
-    if (extensions.length > 0) exchange.headers[EXTENSIONS_HEADER] = extensions.join(', ');
+    // 0.3 named its extensions header differently
+    const extensionsHeader = exchange.version === PROTOCOL_VERSION ? EXTENSIONS_HEADER : V03_EXTENSIONS_HEADER;
+    const extensions = activateExtensions(parseExtensionsHeader(req.headers[extensionsHeader.toLowerCase()]), agent.extensions);
+    if (extensions.length > 0) exchange.headers[extensionsHeader] = extensions.join(', ');
     const closed = new AbortController();
     // only a client that left before the answer ended needs telling; aborting costs an Error per request
     res.on('close', () => {
       if (!res.writableFinished) closed.abort();
     });
-    const requestedTenant = (params as { tenant?: unknown } | undefined)?.tenant;
     const call: A2ACall = {
       agent,
-      caller: await this.callers.resolve(routed.request as IncomingMessage, {
-        tenant: typeof requestedTenant === 'string' && requestedTenant !== '' ? requestedTenant : undefined,
-      }),
+      caller: await this.callers.resolve(routed.request as IncomingMessage, { tenant }),
       extensions,
       signal: closed.signal,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
+      protocolVersion: exchange.version,
     };
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;
     try {
-      const outcome = await this.handler.dispatch(call, operation, params);
-      if ('result' in outcome) return this.sendJson(res, 200, exchange.format.result(outcome.result), exchange);
+      const outcome = await dispatch(call);
+      if ('result' in outcome) return this.sendJson(res, exchange.format.resultStatus?.() ?? 200, exchange.format.result(outcome.result), exchange);
       await this.pipe(stream!, outcome.stream, exchange);
     } finally {
       stream?.close();
@@ -135,7 +191,13 @@ export abstract class HttpBinding {
     this.logger.error(`${what} failed unexpectedly: ${(error as Error)?.name ?? typeof error}`);
   }
 
+  /** `body` undefined: an answer without one (204). */
   protected sendJson(res: ServerResponse, status: number, body: unknown, exchange: Exchange): void {
+    if (body === undefined) {
+      res.writeHead(status, exchange.headers);
+      res.end();
+      return;
+    }
     const text = JSON.stringify(body);
     res.writeHead(status, { ...exchange.headers, 'Content-Type': `${exchange.mediaType}; charset=utf-8`, 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
@@ -154,10 +216,16 @@ export abstract class HttpBinding {
   }
 }
 
-/** A service parameter from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
-function headerOrQuery(routed: RoutedRequest, name: string): string | undefined {
-  const header = routed.raw.headers[name.toLowerCase()];
+/** `A2A-Version` from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
+function requestedVersion(headers: IncomingHttpHeaders, query: Readonly<Record<string, unknown>>): string | undefined {
+  const header = headers[VERSION_HEADER.toLowerCase()];
   if (typeof header === 'string') return header;
-  const query = routed.query[name] ?? routed.query[name.toLowerCase()];
-  return typeof query === 'string' ? query : undefined;
+  const value = query[VERSION_HEADER] ?? query[VERSION_HEADER.toLowerCase()];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The query string of a raw request URL, before any router parsed it. */
+function queryOf(url: string | undefined): Record<string, string> {
+  const at = url?.indexOf('?') ?? -1;
+  return at < 0 ? {} : Object.fromEntries(new URLSearchParams(url!.slice(at + 1)));
 }
