@@ -19,11 +19,13 @@ import {
   CardDto,
   LimitsDto,
   SERVER_DEFAULTS,
+  ShutdownDto,
   SigningDto,
   StreamingDto,
   type A2ACardOptions,
   type A2ALimitOptions,
   type A2AServerExtras,
+  type A2AShutdownOptions,
   type A2ASigningOptions,
   type A2AStreamingOptions,
   type ResolvedServerOptions,
@@ -110,6 +112,8 @@ export interface A2AModuleOptions {
    * body (they apply to every route of that server); `false` leaves the server as you set it.
    */
   httpServer?: A2AHttpServerOptions | false;
+  /** Graceful shutdown: how long running tasks may take to finish after SIGTERM (`gracePeriodMs`). */
+  shutdown?: A2AShutdownOptions;
 }
 
 /**
@@ -195,6 +199,7 @@ class ModuleOptionsDto extends PeersOptionsDto {
   @Nested(() => TasksDto, 'must be an object') tasks?: unknown;
   @Nested(() => SigningDto, 'must be { keys: [{ key, alg, kid }] }') signing?: unknown;
   @HttpServerOption() httpServer?: unknown;
+  @Nested(() => ShutdownDto, 'must be an object') shutdown?: unknown;
   @Check((redis) => isPlainObject(redis) && (redis.url !== undefined || redis.options !== undefined || redis.client !== undefined), 'give a url, ioredis options or a client')
   @Nested(() => RedisDto, 'must be { url } or { options } or { client }')
   redis?: unknown;
@@ -259,6 +264,7 @@ function withDefaults(options: A2AModuleOptions): ResolvedA2AOptions {
     streaming: { ...SERVER_DEFAULTS.streaming, ...options.streaming },
     limits: { ...SERVER_DEFAULTS.limits, ...options.limits },
     httpServer: withHttpServerDefaults(options.httpServer),
+    shutdown: { ...SERVER_DEFAULTS.shutdown, ...options.shutdown },
     tasks: { ...TASK_DEFAULTS, ...options.tasks },
     redis: options.redis,
     taskBackend: options.taskBackend,

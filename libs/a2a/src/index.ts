@@ -8,7 +8,7 @@
 export { A2AModule } from './a2a.module.js';
 export type { A2AModuleExtras, A2AModuleOptions, A2ATaskOptions, ResolvedA2AOptions } from './a2a-options.js';
 export type { A2APathOptions } from './server/a2a-paths.js';
-export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
+export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2AShutdownOptions, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
 export type { A2APushOptions, A2APushSigningOptions, NotificationSigningAlgorithm } from './push/push-options.js';
 export type { RetryScheduleInput, RetrySchedulePreset } from './push/retry-schedule.js';
 export type { A2ACredentialsOptions, A2AOutboundOptions, A2APeerOptions } from './client/peers/peer-options.js';
