@@ -19,6 +19,9 @@ export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
 export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
 
+// health: readiness of the module's connections and workers, and shutdown (for @nestjs/terminus)
+export { A2AHealthIndicator, type A2AHealthReport, type A2AHealthResult } from './a2a-health.indicator.js';
+
 // agents: the decorator and the executor API
 export { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './server/a2a-agent.decorator.js';
 export type { A2ACaller, AgentExecutor, AgentTool, MessageInput, ToolInvocation } from './tasks/agent-executor.js';

@@ -137,6 +137,11 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     this.orphanListeners.push(listener);
   }
 
+  /** The cancel channel's subscriber is connected: cancel requests from other instances reach this one. */
+  subscriberConnected(): boolean {
+    return !this.closed && this.subscriber.status === 'ready';
+  }
+
   /** Stops renewing and sweeping; leases still held lapse on their own (their tasks were ended first). */
   async close(): Promise<void> {
     if (this.closed) return;
