@@ -31,7 +31,8 @@ export class RateLimitModule {
   static perMinute(limit: number): DynamicModule {
     return {
       module: RateLimitModule,
-      imports: [ThrottlerModule.forRoot([{ ttl: 60_000, limit }])],
+      // a named throttler, as apps with several have them: its wait is `Retry-After-per-minute`, which the module also answers as `Retry-After`
+      imports: [ThrottlerModule.forRoot([{ name: 'per-minute', ttl: 60_000, limit }])],
       providers: [{ provide: APP_GUARD, useClass: CallerThrottlerGuard }],
     };
   }
