@@ -1,11 +1,13 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD, Reflector } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
 import { generateKeyPair } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { A2AModule, type A2AModuleOptions } from 'nestjs-a2a';
 import { ApiKeyGuard, IS_PUBLIC, parseApiKeys } from './api-key.guard.js';
 import { demoConfig, type DemoConfig } from './demo-config.js';
 import { EchoAgent } from './echo.agent.js';
+import { HealthController } from './health.controller.js';
 import { SupportAgent, demoPeerOptions } from './support.agent.js';
 
 /** DEMO_API_KEYS turns on the demo's ordinary app guard; the module runs it on every A2A route. */
@@ -65,9 +67,14 @@ export class AppModule {
             // the longest `/task slow` is 120 s; streams: at least 20,000 overall and per caller
             limits: { executorTimeoutMs: 180_000 },
             streaming: { maxStreams: 50_000, maxStreamsPerCaller: 20_000 },
+            shutdown: config.shutdownGraceMs === undefined ? undefined : { gracePeriodMs: config.shutdownGraceMs },
           }),
         }),
+        TerminusModule,
+        // loaded only when asked for: the throttler is a CommonJS package (fine for Node, not for jest's ESM mode)
+        ...(config.rateLimit ? [import('./rate-limit.module.js').then((m) => m.RateLimitModule.perMinute(config.rateLimit!))] : []),
       ],
+      controllers: [HealthController],
       providers: [EchoAgent, SupportAgent, ...guards(config)],
     };
   }

@@ -23,6 +23,10 @@ export interface DemoConfig {
   peers: DemoPeer[];
   /** A2A 0.3 served beside 1.0 (the module's `v03`); `A2A_V03=0` turns it off. */
   v03: boolean;
+  /** A2A_RATE_LIMIT: requests per minute per caller (`@nestjs/throttler`); unset, no limit. */
+  rateLimit?: number;
+  /** A2A_SHUTDOWN_GRACE_MS: how long running tasks may take to finish after SIGTERM (the module's `shutdown.gracePeriodMs`). */
+  shutdownGraceMs?: number;
 }
 
 /** A peer of the `support` agent. */
@@ -63,5 +67,15 @@ export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     pushEncryptionKey: env.A2A_PUSH_ENCRYPTION_KEY || undefined,
     peers: parseDemoPeers(env.DEMO_PEERS, port),
     v03: env.A2A_V03 !== '0',
+    rateLimit: positiveInteger(env, 'A2A_RATE_LIMIT'),
+    shutdownGraceMs: positiveInteger(env, 'A2A_SHUTDOWN_GRACE_MS'),
   };
+}
+
+/** An optional positive integer variable; anything else fails start-up naming it. */
+function positiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`${name} must be a positive integer`);
+  return Number(value);
 }

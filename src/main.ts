@@ -8,7 +8,8 @@ async function bootstrap(): Promise<void> {
   // A default app, Nest's own body parsers on: the A2A routes read their bodies with the module's
   // limits (size, depth, strict UTF-8) whatever the content type (see README, "Request bodies").
   const app = await NestFactory.create(AppModule.fromEnv());
-  app.enableShutdownHooks();
+  // SIGTERM: the module drains (no new work, running tasks get A2A_SHUTDOWN_GRACE_MS), then exit 0
+  app.enableShutdownHooks([], { useProcessExit: true });
   const config = demoConfig();
   await app.listen(config.port, config.host);
   // the module has logged each agent with its card URL; this says how the demo is guarded

@@ -20,6 +20,8 @@ describe('entry points', () => {
         'InjectA2AOptions',
         'A2AConfigurationError',
         'REDIS_FAIL_FAST_OPTIONS',
+        // health (for @nestjs/terminus, loaded only when used)
+        'A2AHealthIndicator',
         // agents, the executor API, security
         'A2AAgent',
         'TaskContext',

@@ -1,5 +1,13 @@
 /** Start-up report and orderly shutdown of what the module runs. */
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
@@ -11,15 +19,23 @@ import { AgentCardService } from './server/agent-card.service.js';
 import { AgentRegistry } from './server/agent-registry.js';
 import { SseStreams } from './server/http/sse-streams.js';
 import { A2AConfigurationError } from './config/a2a-configuration.error.js';
+import { ConnectionDrain } from './server/http/connection-drain.js';
+import { InMemoryTaskBackend } from './tasks/in-memory/in-memory-task-backend.js';
 import type { ResolvedServerOptions } from './server/server-options.js';
 import { PublicCardCheck } from './server/http/public-card-check.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+/** How long answers in flight get to be written once the running tasks have ended, before their connections are closed. */
+const ANSWER_WAIT_MS = 1_000;
+
 @Injectable()
-export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('A2A');
+  private drain?: ConnectionDrain;
+  /** When the running tasks' grace period ends (set when shutdown begins). */
+  private graceEndsAt?: number;
 
   constructor(
     @Inject(AgentRegistry) private readonly registry: AgentRegistry,
@@ -61,16 +77,41 @@ export class A2ALifecycle implements OnApplicationBootstrap, OnModuleDestroy, On
     if (typeof address === 'object' && address) this.cardCheck.start(address);
   }
 
+  /** Shutdown has begun: readiness fails from now on. */
+  get shuttingDown(): boolean {
+    return this.graceEndsAt !== undefined;
+  }
+
   /**
-   * Before the HTTP server closes (it waits for open connections): running tasks end FAILED, so
-   * their streams and blocked callers get a final answer; then the streams still open are ended.
+   * Shutdown begins (the first hook Nest calls): stop taking work at once. No new connection, and
+   * every answer from now on closes its connection; no new message or stream. With tasks in a
+   * shared backend (Redis, your own), open streams end now so that their clients resume on another
+   * instance with `Last-Event-ID` while this one finishes their tasks; in memory they end with them.
    */
-  async onModuleDestroy(): Promise<void> {
+  onModuleDestroy(): void {
     this.cardCheck.stop();
-    await this.tasks.shutdown();
+    this.graceEndsAt = Date.now() + this.options.shutdown.gracePeriodMs;
+    this.tasks.stopAccepting();
+    this.streams.stopAccepting();
+    const server = this.adapterHost.httpAdapter?.getHttpServer?.() as Server | undefined;
+    if (server?.listening && typeof server.closeIdleConnections === 'function') this.drain = new ConnectionDrain(server);
+    if (!(this.backend instanceof InMemoryTaskBackend)) this.streams.closeAll();
+  }
+
+  /**
+   * Before the HTTP server closes: on a signal the running tasks get what is left of the grace period
+   * to finish (`app.close()` from code does not wait), then those still running end FAILED, so their
+   * streams and blocked callers get a final answer; then the streams still open end, and the
+   * connections left are closed once their answers are written.
+   */
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    const graceMs = signal === undefined ? 0 : Math.max(0, (this.graceEndsAt ?? 0) - Date.now());
+    if (graceMs > 0 && this.tasks.running > 0) this.logger.log(`Shutting down (${signal}): ${this.tasks.running} running tasks get ${graceMs} ms to finish`);
+    await this.tasks.shutdown(graceMs);
     // streams of those tasks end by themselves once they wrote the final event; give them a moment
     for (let i = 0; i < 20 && this.streams.size > 0; i++) await sleep(10);
     this.streams.closeAll();
+    await this.drain?.finish(ANSWER_WAIT_MS);
   }
 
   /** After the server closed: the task backend, then the Redis connection if the module made it. */

@@ -48,4 +48,11 @@ describe('module options', () => {
     });
     expect(checked.options.card).toEqual({ version: '2.0.0', maxAgeSeconds: 300 });
   });
+
+  it('gives running tasks 10 s at shutdown unless told otherwise, and checks the grace period', async () => {
+    expect((await checkA2AOptions({})).options.shutdown).toEqual({ gracePeriodMs: 10_000 });
+    expect((await checkA2AOptions({ shutdown: { gracePeriodMs: 0 } })).options.shutdown).toEqual({ gracePeriodMs: 0 });
+    const { problems } = await checkA2AOptions({ shutdown: { gracePeriodMs: -1, drain: true } } as never);
+    expect(problems).toEqual(['shutdown.drain: unknown option', 'shutdown.gracePeriodMs: must be an integer from 0 to 3600000 (milliseconds)']);
+  });
 });

@@ -19,11 +19,13 @@ import {
   CardDto,
   LimitsDto,
   SERVER_DEFAULTS,
+  ShutdownDto,
   SigningDto,
   StreamingDto,
   type A2ACardOptions,
   type A2ALimitOptions,
   type A2AServerExtras,
+  type A2AShutdownOptions,
   type A2ASigningOptions,
   type A2AStreamingOptions,
   type ResolvedServerOptions,
@@ -118,6 +120,8 @@ export interface A2AModuleOptions {
    * is refused with VersionNotSupported.
    */
   v03?: boolean;
+  /** Graceful shutdown: how long running tasks may take to finish after SIGTERM (`gracePeriodMs`). */
+  shutdown?: A2AShutdownOptions;
 }
 
 /**
@@ -204,6 +208,7 @@ class ModuleOptionsDto extends PeersOptionsDto {
   @Nested(() => TasksDto, 'must be an object') tasks?: unknown;
   @Nested(() => SigningDto, 'must be { keys: [{ key, alg, kid }] }') signing?: unknown;
   @HttpServerOption() httpServer?: unknown;
+  @Nested(() => ShutdownDto, 'must be an object') shutdown?: unknown;
   @Check((redis) => isPlainObject(redis) && (redis.url !== undefined || redis.options !== undefined || redis.client !== undefined), 'give a url, ioredis options or a client')
   @Nested(() => RedisDto, 'must be { url } or { options } or { client }')
   redis?: unknown;
@@ -269,6 +274,7 @@ function withDefaults(options: A2AModuleOptions): ResolvedA2AOptions {
     limits: { ...SERVER_DEFAULTS.limits, ...options.limits },
     httpServer: withHttpServerDefaults(options.httpServer),
     v03: options.v03 === true,
+    shutdown: { ...SERVER_DEFAULTS.shutdown, ...options.shutdown },
     tasks: { ...TASK_DEFAULTS, ...options.tasks },
     redis: options.redis,
     taskBackend: options.taskBackend,

@@ -10,6 +10,7 @@ import { A2A_CLIENT_NAMES, A2A_GUARDS, A2A_OPTION_CHECK, A2A_OPTIONS, A2A_REDIS,
 import { PushDeadLetters } from './push/push-dead-letters.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import { ToolCallEvents } from './tasks/tool-call-events.js';
+import { A2AHealthIndicator } from './a2a-health.indicator.js';
 import { A2ALifecycle } from './a2a-lifecycle.js';
 import { resolveA2APaths } from './server/a2a-paths.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
@@ -60,6 +61,7 @@ const PROVIDERS = [
   RouterErrors,
   HttpServerTimeouts,
   A2ALifecycle,
+  A2AHealthIndicator,
   PublicCardCheck,
   SecurityInventory,
   A2AExceptionFilter,
@@ -112,6 +114,7 @@ export class A2AModule extends ConfigurableA2AModule {
         PushDeliveryEvents,
         PushDeadLetters,
         ToolCallEvents,
+        A2AHealthIndicator,
         ...PEER_EXPORTS,
         ...clientTokens.map((provider) => (provider as { provide: string }).provide),
       ],

@@ -8,7 +8,7 @@
 export { A2AModule } from './a2a.module.js';
 export type { A2AModuleExtras, A2AModuleOptions, A2ATaskOptions, ResolvedA2AOptions } from './a2a-options.js';
 export type { A2APathOptions } from './server/a2a-paths.js';
-export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
+export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2AShutdownOptions, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
 export type { A2APushOptions, A2APushSigningOptions, NotificationSigningAlgorithm } from './push/push-options.js';
 export type { RetryScheduleInput, RetrySchedulePreset } from './push/retry-schedule.js';
 export type { A2ACredentialsOptions, A2AOutboundOptions, A2APeerOptions } from './client/peers/peer-options.js';
@@ -18,6 +18,9 @@ export { REDIS_FAIL_FAST_OPTIONS } from './redis/redis-connection.js';
 export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
 export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
+
+// health: readiness of the module's connections and workers, and shutdown (for @nestjs/terminus)
+export { A2AHealthIndicator, type A2AHealthReport, type A2AHealthResult } from './a2a-health.indicator.js';
 
 // agents: the decorator and the executor API
 export { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './server/a2a-agent.decorator.js';

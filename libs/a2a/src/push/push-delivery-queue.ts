@@ -251,6 +251,14 @@ export class PushDeliveryQueue {
     await this.quit(this.producer);
   }
 
+  /** Whether the queue's connection, and the worker with its connections once started, are usable now. */
+  health(): { pushQueue: boolean; pushWorker?: boolean } {
+    const pushQueue = !this.closed && this.producer.status === 'ready';
+    if (!this.worker) return { pushQueue };
+    const connections = [this.workerConnection, ...this.workerDuplicates].filter((c) => c?.status !== 'end');
+    return { pushQueue, pushWorker: this.worker.isRunning() && connections.every((c) => c?.status === 'ready') };
+  }
+
   private async quit(connection: Redis | undefined): Promise<void> {
     if (!connection || connection.status === 'end' || connection.status === 'wait') return;
     if (connection.status !== 'ready') {

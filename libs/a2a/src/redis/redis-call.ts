@@ -14,3 +14,11 @@ export async function redisCall<T>(command: () => Promise<T>): Promise<T> {
     throw new UnavailableError('The task store is temporarily unavailable; retry later');
   }
 }
+
+/** Does `client` answer a PING within `ms`? Never throws (health checks). */
+export function answersPing(client: { ping(): Promise<string> }, ms: number): Promise<boolean> {
+  const answered = client.ping().then((reply) => reply === 'PONG', () => false);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  return Promise.race([answered, late]).finally(() => clearTimeout(timer));
+}

@@ -61,6 +61,17 @@ export interface A2ALimitOptions {
   maxContextIdLength?: number;
 }
 
+/** What happens when the app shuts down (`app.close()`, or a signal with `enableShutdownHooks()`). @publicApi */
+export interface A2AShutdownOptions {
+  /**
+   * On a shutdown by signal (SIGTERM …), how long the running tasks may take to finish, in
+   * milliseconds, while the server takes no new connections, messages or streams; those still running
+   * then are aborted and FAILED. `app.close()` called by code without a signal stops them at once.
+   * Default 10000.
+   */
+  gracePeriodMs?: number;
+}
+
 /** @publicApi */
 export interface A2ASigningOptions {
   /** `{ key, alg, kid, jku? }`: ES256, RS256, EdDSA or HS256 keys as JWK, KeyObject or CryptoKey. */
@@ -101,12 +112,14 @@ export interface ResolvedServerOptions {
   readonly httpServer: ResolvedHttpServerOptions | false;
   /** A2A 0.3 is served beside 1.0 (see `A2AModuleOptions.v03`). */
   readonly v03: boolean;
+  readonly shutdown: Required<A2AShutdownOptions>;
 }
 
-export const SERVER_DEFAULTS: Pick<ResolvedServerOptions, 'card' | 'streaming' | 'limits'> = {
+export const SERVER_DEFAULTS: Pick<ResolvedServerOptions, 'card' | 'streaming' | 'limits' | 'shutdown'> = {
   card: { version: '1.0.0', maxAgeSeconds: 300 },
   streaming: { heartbeatMs: 15_000, maxStreams: 20_000, maxStreamsPerCaller: 1_000 },
   limits: { maxBodyBytes: 1024 * 1024, maxJsonDepth: 64, executorTimeoutMs: 600_000, maxContextIdLength: DEFAULT_MAX_CONTEXT_ID_LENGTH, ...DEFAULT_DECODE_LIMITS },
+  shutdown: { gracePeriodMs: 10_000 },
 };
 
 const httpUrl = (): PropertyDecorator => Check(isHttpUrl, 'must be an absolute http or https URL');
@@ -139,6 +152,10 @@ export class LimitsDto {
   @IntegerOption(2) maxMetadataBytes?: unknown;
   @IntegerOption(1) maxListItems?: unknown;
   @IntegerOption(1, 4096) maxContextIdLength?: unknown;
+}
+
+export class ShutdownDto {
+  @IntegerOption(0, 3_600_000, 'milliseconds') gracePeriodMs?: unknown;
 }
 
 /** Signing keys are key objects: checked here for shape, and by signing itself once at start-up. */

@@ -55,6 +55,12 @@ export interface TaskBackend {
   admit(scope: TaskScope, bytes: number): Promise<void>;
   /** Lets go of what the backend runs (timers, readers, connections it made). Called once, at shutdown. */
   close(): Promise<void>;
+  /**
+   * Optional: whether each connection or worker the backend runs is usable now, by a name of your
+   * choosing (`{ redis: true, eventLogReader: false }`). The module's health indicator reports it;
+   * a backend without it is taken as healthy. Should answer within a second, whatever the storage does.
+   */
+  health?(): Promise<Record<string, boolean>>;
 }
 
 /** Injection token of the module's {@link TaskBackend}. @publicApi */

@@ -7,7 +7,7 @@
 import { Inject, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
-import { A2AError, InternalError, UnauthenticatedError, toA2AError } from '../../protocol/errors.js';
+import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, toA2AError } from '../../protocol/errors.js';
 import { responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
@@ -20,7 +20,7 @@ import type { PublishedAgent } from '../agent-registry.js';
 import { A2ACallerResolver } from '../caller-resolver.js';
 import { SecurityInventory } from '../security/security-inventory.js';
 import type { ResolvedServerOptions } from '../server-options.js';
-import { fromHostException } from './host-errors.js';
+import { fromHostException, retryAfterOfNamedLimits } from './host-errors.js';
 import { SseStreams, type SseStream } from './sse-streams.js';
 
 /**
@@ -181,7 +181,8 @@ export abstract class HttpBinding {
     }
     const headers = { ...exchange.headers };
     if (a2aError.metadata.allow) headers.Allow = a2aError.metadata.allow;
-    if (a2aError.metadata.retryAfterSeconds) headers['Retry-After'] = a2aError.metadata.retryAfterSeconds;
+    const retryAfter = a2aError.metadata.retryAfterSeconds ?? (a2aError instanceof ResourceExhaustedError ? retryAfterOfNamedLimits(res) : undefined);
+    if (retryAfter) headers['Retry-After'] = retryAfter;
     if (a2aError instanceof UnauthenticatedError) headers['WWW-Authenticate'] = this.security.challenge();
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
   }

@@ -1,7 +1,7 @@
 /** Open SSE streams: limits (overall and per caller), one shared heartbeat, back-pressure, clean-up. */
 import { Injectable } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { ResourceExhaustedError } from '../../protocol/errors.js';
+import { ResourceExhaustedError, UnavailableError } from '../../protocol/errors.js';
 import { SSE_HEADERS, SSE_HEARTBEAT } from '../../protocol/sse.js';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import type { ResolvedServerOptions } from '../server-options.js';
@@ -60,6 +60,7 @@ export class SseStreams {
   private readonly open = new Set<SseStream>();
   private readonly perCaller = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
+  private accepting = true;
 
   constructor(@InjectA2AOptions() private readonly options: ResolvedServerOptions) {
     this.timer = setInterval(() => this.open.forEach((s) => s.heartbeat()), options.streaming.heartbeatMs);
@@ -69,8 +70,10 @@ export class SseStreams {
   /**
    * Takes a stream slot for `subject` before any work starts.
    * @throws ResourceExhaustedError when the overall or per-caller limit is reached
+   * @throws UnavailableError once the server is shutting down
    */
   reserve(subject: string, res: ServerResponse): SseStream {
+    if (!this.accepting) throw new UnavailableError('The server is shutting down and opens no new streams; connect again (to another instance)');
     const { maxStreams, maxStreamsPerCaller } = this.options.streaming;
     const mine = this.perCaller.get(subject) ?? 0;
     if (this.open.size >= maxStreams || mine >= maxStreamsPerCaller) {
@@ -89,6 +92,11 @@ export class SseStreams {
 
   get size(): number {
     return this.open.size;
+  }
+
+  /** Shutdown has begun: no new stream opens. */
+  stopAccepting(): void {
+    this.accepting = false;
   }
 
   /** Ends every stream (shutdown, after running tasks were given their final event). */

@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { InvalidParamsError, TaskNotCancelableError, UnsupportedOperationError, echoed } from '../../protocol/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InvalidParamsError, TaskNotCancelableError, UnavailableError, UnsupportedOperationError, echoed } from '../../protocol/errors.js';
 import { contextIdRule } from '../../protocol/codec.js';
 import { jsonSizeOf } from '../../protocol/json-value.js';
 import { isTerminalState, type Task } from '../../protocol/types.js';
@@ -53,6 +54,8 @@ export class TaskManager {
   private readonly turnDeps: TurnDeps;
   private readonly claims: TaskClaims;
   private readonly maxContextIdLength: number;
+  /** Set at shutdown: no new turn starts. */
+  private stopping = false;
 
   constructor(deps: TaskManagerDeps, options: TaskManagerOptions) {
     const { backend } = deps;
@@ -72,6 +75,7 @@ export class TaskManager {
    * @throws TaskNotFoundError, UnsupportedOperationError, InvalidParamsError (spec §3.4)
    */
   async send(params: TurnParams): Promise<Turn> {
+    this.refuseWhenStopping();
     const { message } = params.request;
     const givenContextId = this.givenContextId(message.contextId);
     let prior: StoredTask | undefined;
@@ -96,6 +100,7 @@ export class TaskManager {
       if (this.turns.has(prior.task.id)) throw stillWorking(prior.task.id);
       prior = await this.claims.claimContinuation(prior, params.scope);
     }
+    this.refuseWhenStopping(); // the checks above waited: shutdown may have begun meanwhile
     // a new id cannot be claimed by anyone else: its claim goes with its first write (TaskBackend.commit)
     const taskId = prior?.task.id ?? this.turnDeps.newId();
     // the conversation: a message that names none starts one, and the task and every event carry it
@@ -145,8 +150,23 @@ export class TaskManager {
     }
   }
 
-  /** Aborts every running executor and fails its task: the server is going away. */
-  async shutdown(): Promise<void> {
+  /** The server is going away: no new turn starts from now on (a message is refused with UNAVAILABLE). */
+  stopAccepting(): void {
+    this.stopping = true;
+  }
+
+  /**
+   * The server is going away: no new turn starts, the running ones get `graceMs` to finish, then
+   * every executor still running is aborted and its task FAILED.
+   */
+  async shutdown(graceMs = 0): Promise<void> {
+    this.stopAccepting();
+    const running = [...this.turns.values()];
+    if (graceMs > 0 && running.length > 0) {
+      const deadline = new AbortController();
+      await Promise.race([Promise.all(running.map((turn) => turn.done)), sleep(graceMs, undefined, { signal: deadline.signal }).catch(() => undefined)]);
+      deadline.abort();
+    }
     await Promise.all([...this.turns.values()].map((turn) => turn.stop(FAILURES.shutdown)));
   }
 
@@ -160,5 +180,14 @@ export class TaskManager {
       throw InvalidParamsError.field('message.contextId', contextIdRule(this.maxContextIdLength));
     }
     return contextId;
+  }
+
+  /** How many turns run on this instance now. */
+  get running(): number {
+    return this.turns.size;
+  }
+
+  private refuseWhenStopping(): void {
+    if (this.stopping) throw new UnavailableError('The server is shutting down and takes no new messages; send it again (to another instance)');
   }
 }

@@ -101,6 +101,11 @@ export class Turn {
     return this.startedDeferred.promise;
   }
 
+  /** Resolves once execute() has returned and the turn's last writes are done. */
+  get done(): Promise<void> {
+    return this.finished.promise;
+  }
+
   /** Resolves once the task is terminal or interrupted, or the turn is over. */
   get settled(): Promise<void> {
     return this.settledDeferred.promise;

@@ -157,6 +157,11 @@ export class RedisEventLog implements EventLog {
     }
   }
 
+  /** The blocking reader is connected, or not needed yet (it starts with the first follower). */
+  readerConnected(): boolean {
+    return !this.closed && (this.reader === undefined || this.reader.status === 'ready');
+  }
+
   /**
    * Ends every follower quietly, stops the reader and closes its connection. Returns promptly even
    * while Redis is unreachable. The command connection belongs to the caller and stays open.

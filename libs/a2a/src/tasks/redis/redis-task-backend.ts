@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { isTerminalState } from '../../protocol/types.js';
-import { redisCall } from '../../redis/redis-call.js';
+import { answersPing, redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
 import type { TaskBackend, TaskWrite } from '../task-backend.js';
 import { ConcurrentTaskUpdateError, type StoredTask } from '../task-store.js';
@@ -15,6 +15,9 @@ import { RedisTaskKeys } from './redis-task-keys.js';
 import type { RedisTaskBackendOptions } from './redis-task-options.js';
 import { COMMIT_EVENTS, snapshotArgs } from './redis-task-scripts.js';
 import { RedisTaskStore } from './redis-task-store.js';
+
+/** How long the health check's PING may take. */
+const HEALTH_PING_MS = 1_000;
 
 /**
  * `redis` is the app's command connection: the backend never closes it (its event log's reader and
@@ -76,6 +79,14 @@ export class RedisTaskBackend implements TaskBackend {
    * budgets per caller on Redis are not enforced yet (issue 17, item 2).
    */
   async admit(): Promise<void> {}
+
+  /**
+   * The command connection answers a PING (within a second), the event log's reader and the cancel
+   * subscriber are connected. Never throws.
+   */
+  async health(): Promise<Record<string, boolean>> {
+    return { redis: await answersPing(this.redis, HEALTH_PING_MS), eventLogReader: this.log.readerConnected(), cancelSubscriber: this.coordinator.subscriberConnected() };
+  }
 
   /** Stops renewing and sweeping, then the store's sweep and the log's reader. */
   async close(): Promise<void> {

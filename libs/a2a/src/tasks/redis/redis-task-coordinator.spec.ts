@@ -117,4 +117,25 @@ describe('RedisTaskCoordinator with the task manager', () => {
       await dying.store.close();
     }
   }, 60_000);
+
+  it('hands the claims it still holds over when it closes: a survivor reports them at its next sweep, not once they lapse', async () => {
+    const leaseMs = 4_000;
+    const closing = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs });
+    const survivor = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs });
+    const ids = [randomUUID(), randomUUID()];
+    try {
+      for (const id of ids) expect(await closing.claim(id, scope)).toBe(true);
+      const reported: string[] = [];
+      survivor.onOrphan((id) => reported.push(id));
+      const t0 = Date.now();
+      await closing.close();
+      expect((await keysUnder(redis.client, prefix)).filter((k) => ids.some((id) => k.endsWith(`lease:${id}`)))).toEqual([]);
+      await waitUntil(() => reported.length === ids.length, { attempts: 100, intervalMs: 50 });
+      expect(reported.sort()).toEqual([...ids].sort());
+      // its sweep runs every leaseMs / 2: well before the leases would have lapsed
+      expect(Date.now() - t0).toBeLessThan(leaseMs);
+    } finally {
+      await survivor.close();
+    }
+  }, 30_000);
 });

@@ -40,6 +40,13 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`);
 
+/** Drop our own lease but keep the claim, so the next orphan sweep (anyone's) takes it. KEYS: lease. ARGV: instance. */
+const HAND_OVER = new LuaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+end
+return 0`);
+
 /** Claims one orphan sweep script looks at: the sweep pages through them, so no script blocks Redis for long. */
 const SWEEP_PAGE = 500;
 
@@ -137,13 +144,25 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     this.orphanListeners.push(listener);
   }
 
-  /** Stops renewing and sweeping; leases still held lapse on their own (their tasks were ended first). */
+  /** The cancel channel's subscriber is connected: cancel requests from other instances reach this one. */
+  subscriberConnected(): boolean {
+    return !this.closed && this.subscriber.status === 'ready';
+  }
+
+  /**
+   * Stops renewing and sweeping. Claims still held (their tasks normally ended first) are handed
+   * over: their leases are dropped now, so the next sweep of any instance reports them, instead of
+   * one after they lapse. With Redis gone they lapse on their own.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.renewTimer);
     clearInterval(this.sweepTimer);
     this.subscriber.disconnect();
+    const held = [...this.held];
+    this.held.clear();
+    await Promise.all(held.map((taskId) => HAND_OVER.run(this.redis, [this.keys.lease(taskId)], [this.instanceId]).catch(() => undefined)));
   }
 
   /** Every held lease renewed, the commands sent together (one connection pipelines them). */
