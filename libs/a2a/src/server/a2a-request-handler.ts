@@ -40,6 +40,8 @@ import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/engine/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
+import type { Context } from '../telemetry/telemetry-api.js';
+import { observeRequest } from '../telemetry/request-telemetry.js';
 import { InjectA2AOptions } from '../config/a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
 import type { PublishedAgent } from './agent-registry.js';
@@ -57,6 +59,12 @@ export interface A2ACall {
   readonly lastEventId?: number;
   /** Came through the agent's own paths (`/agents/{name}/…`) rather than the root ones. */
   readonly viaAgentPath: boolean;
+  /** The binding the request came through (`JSONRPC`, `HTTP+JSON`), for traces and metrics; absent in process. */
+  readonly binding?: string;
+  /** The protocol version the request was made in (`1.0`, `0.3`), for traces and metrics. */
+  readonly protocolVersion?: string;
+  /** The parent of the operation's span: the inbound request's trace context (see `inboundContext`). */
+  readonly traceContext?: Context;
 }
 
 /** One event of a stream; `seq` is its place in the task's log (absent for a Message answer). */
@@ -81,7 +89,11 @@ export class A2ARequestHandler {
    * Decodes `params` for `operation`, runs it, and encodes the result.
    * @throws A2AError (InvalidParamsError naming each bad field, and each operation's own errors)
    */
-  async dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
+  dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
+    return observeRequest(call, operation, () => this.run(call, operation, params));
+  }
+
+  private async run(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
     const spec = OPERATIONS[operation];
     // capability checks come first: an unsupported operation is refused whatever its params
     if (operation.endsWith('PushNotificationConfig') || operation.endsWith('PushNotificationConfigs')) {

@@ -13,6 +13,7 @@ import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
 import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
+import { inboundContext } from '../../telemetry/telemetry-api.js';
 import { A2ARequestHandler, type A2ACall, type StreamEvent } from '../a2a-request-handler.js';
 import type { PublishedAgent } from '../agent-registry.js';
 import { A2ACallerResolver } from '../caller-resolver.js';
@@ -66,6 +67,9 @@ export abstract class HttpBinding {
   @Inject(SseStreams) private readonly streams!: SseStreams;
   @Inject(SecurityInventory) private readonly security!: SecurityInventory;
 
+  /** The binding's name on a card (`JSONRPC`, `HTTP+JSON`). */
+  abstract readonly protocolBinding: string;
+
   /** The exchange of `req` as far as it is known now (a guard may have refused it before the binding ran). */
   abstract exchange(req: IncomingMessage): Exchange;
 
@@ -98,6 +102,9 @@ export abstract class HttpBinding {
       signal: closed.signal,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
+      binding: this.protocolBinding,
+      protocolVersion: PROTOCOL_VERSION,
+      traceContext: inboundContext(req.headers),
     };
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;

@@ -1,0 +1,68 @@
+/**
+ * One observed piece of work: its span (when traces are recorded), its clock, and what it ends
+ * with. The metrics are each caller's: they choose their own low-cardinality attributes.
+ */
+import { SpanKind, SpanStatusCode, context, trace, type AttributeValue, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { errorType, instruments, tracing, type A2AInstruments } from './telemetry-api.js';
+import { ATTR } from './telemetry-names.js';
+
+export { SpanKind };
+
+export class Observation {
+  /** The context the work runs in: its span's, or the parent's when nothing is traced. */
+  readonly context: Context;
+  readonly span: Span | undefined;
+  private readonly startedAt = performance.now();
+  private ended = false;
+
+  constructor(
+    readonly meters: A2AInstruments | undefined,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    parent: Context = context.active(),
+  ) {
+    this.span = tracing()?.startSpan(name, { kind, attributes }, parent);
+    this.context = this.span === undefined ? parent : trace.setSpan(parent, this.span);
+  }
+
+  /**
+   * Starts an observation, or answers `undefined` when neither traces nor metrics are recorded
+   * (the caller then does the work as if nothing were here).
+   */
+  static start(name: string, kind: SpanKind, attributes: () => Attributes, parent?: Context): Observation | undefined {
+    const meters = instruments();
+    if (meters === undefined && tracing() === undefined) return undefined;
+    return new Observation(meters, name, kind, attributes(), parent);
+  }
+
+  /** Runs `fn` with this observation's span active (a child span, an outbound call's `traceparent`). */
+  run<T>(fn: () => T): T {
+    return this.span === undefined ? fn() : context.with(this.context, fn);
+  }
+
+  set(name: string, value: AttributeValue | undefined): void {
+    if (value !== undefined) this.span?.setAttribute(name, value);
+  }
+
+  /** Marks the work failed: `error.type`, and the span's status (no message: it may quote a caller's input). */
+  fail(error: unknown): string {
+    const type = errorType(error);
+    this.span?.setAttribute(ATTR.errorType, type);
+    this.span?.setStatus({ code: SpanStatusCode.ERROR });
+    return type;
+  }
+
+  /** Seconds since the start. */
+  get seconds(): number {
+    return (performance.now() - this.startedAt) / 1000;
+  }
+
+  /** Ends the span once; answers false when it had ended already. */
+  end(): boolean {
+    if (this.ended) return false;
+    this.ended = true;
+    this.span?.end();
+    return true;
+  }
+}
