@@ -6,6 +6,7 @@ import { A2AModule, type A2AModuleOptions } from 'nestjs-a2a';
 import { ApiKeyGuard, IS_PUBLIC, parseApiKeys } from './api-key.guard.js';
 import { demoConfig, type DemoConfig } from './demo-config.js';
 import { EchoAgent } from './echo.agent.js';
+import { MetricsController } from './metrics.controller.js';
 import { SupportAgent, demoPeerOptions } from './support.agent.js';
 
 /** DEMO_API_KEYS turns on the demo's ordinary app guard; the module runs it on every A2A route. */
@@ -66,6 +67,7 @@ export class AppModule {
           }),
         }),
       ],
+      controllers: [MetricsController],
       providers: [EchoAgent, SupportAgent, ...guards(config)],
     };
   }
