@@ -3,7 +3,7 @@
  * stream's lasts until it ends), `rpc.client.call.duration` by peer, and each peer's breaker state.
  */
 import { context, createContextKey, type Attributes } from '@opentelemetry/api';
-import { Observation, SpanKind } from './observation.js';
+import { Observation, SpanKind, observing } from './observation.js';
 import { instruments } from './telemetry-api.js';
 import { A2A_RPC_SERVICE, A2A_RPC_SYSTEM, ATTR } from './telemetry-names.js';
 
@@ -48,19 +48,23 @@ export class ClientCallObservation {
 
 /** Starts observing an outbound call to `peer` (an origin); `undefined` when nothing is recorded. */
 export function startClientCall(method: string, peer: string): ClientCallObservation | undefined {
-  const observation = Observation.start(`${A2A_RPC_SERVICE}/${method}`, SpanKind.CLIENT, () => ({
+  if (!observing()) return undefined;
+  const observation = new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.CLIENT, {
     [ATTR.rpcSystem]: A2A_RPC_SYSTEM,
     [ATTR.rpcService]: A2A_RPC_SERVICE,
     [ATTR.rpcMethod]: method,
     [ATTR.peer]: peer,
-  }));
-  return observation && new ClientCallObservation(observation, method, peer);
+  });
+  return new ClientCallObservation(observation, method, peer);
 }
 
 /** Runs one unary outbound call observed. */
-export async function observeClientCall<T>(method: string, peer: string, run: () => Promise<T>): Promise<T> {
+export function observeClientCall<T>(method: string, peer: string, run: () => Promise<T>): Promise<T> {
   const call = startClientCall(method, peer);
-  if (call === undefined) return run();
+  return call === undefined ? run() : observed(call, run);
+}
+
+async function observed<T>(call: ClientCallObservation, run: () => Promise<T>): Promise<T> {
   try {
     const value = await call.run(run);
     call.end();

@@ -7,33 +7,20 @@ import { errorType, instruments, tracing, type A2AInstruments } from './telemetr
 import { ATTR } from './telemetry-names.js';
 
 export { SpanKind };
+export { observing } from './telemetry-api.js';
 
 export class Observation {
   /** The context the work runs in: its span's, or the parent's when nothing is traced. */
   readonly context: Context;
   readonly span: Span | undefined;
+  readonly meters: A2AInstruments | undefined = instruments();
   private readonly startedAt = performance.now();
   private ended = false;
 
-  constructor(
-    readonly meters: A2AInstruments | undefined,
-    name: string,
-    kind: SpanKind,
-    attributes: Attributes,
-    parent: Context = context.active(),
-  ) {
+  /** Callers check {@link observing} first: when nothing is recorded, they make no observation at all. */
+  constructor(name: string, kind: SpanKind, attributes: Attributes, parent: Context = context.active()) {
     this.span = tracing()?.startSpan(name, { kind, attributes }, parent);
     this.context = this.span === undefined ? parent : trace.setSpan(parent, this.span);
-  }
-
-  /**
-   * Starts an observation, or answers `undefined` when neither traces nor metrics are recorded
-   * (the caller then does the work as if nothing were here).
-   */
-  static start(name: string, kind: SpanKind, attributes: () => Attributes, parent?: Context): Observation | undefined {
-    const meters = instruments();
-    if (meters === undefined && tracing() === undefined) return undefined;
-    return new Observation(meters, name, kind, attributes(), parent);
   }
 
   /** Runs `fn` with this observation's span active (a child span, an outbound call's `traceparent`). */

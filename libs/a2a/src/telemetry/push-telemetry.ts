@@ -3,7 +3,7 @@
  * trace context travels in the job), and the attempts, deliveries and lag by outcome.
  */
 import { trace } from '@opentelemetry/api';
-import { Observation, SpanKind } from './observation.js';
+import { Observation, SpanKind, observing } from './observation.js';
 import { restoreTraceContext } from './telemetry-api.js';
 import { ATTR, SPAN } from './telemetry-names.js';
 
@@ -27,13 +27,9 @@ export interface ObservedPushJob {
  * threw; the POST it makes carries the attempt's `traceparent` (see `injectTraceContext`).
  */
 export async function observePushAttempt<T>(job: ObservedPushJob, run: () => Promise<T>, outcomeOf: (settled: { value: T } | { error: unknown }) => PushAttemptOutcome): Promise<T> {
-  const observation = Observation.start(
-    SPAN.pushDelivery,
-    SpanKind.CLIENT,
-    () => ({ [ATTR.agent]: job.agent, [ATTR.taskId]: job.taskId, [ATTR.pushAttempt]: job.attempt }),
-    restoreTraceContext(job.trace),
-  );
-  if (observation === undefined) return run();
+  if (!observing()) return run();
+  const attributes = { [ATTR.agent]: job.agent, [ATTR.taskId]: job.taskId, [ATTR.pushAttempt]: job.attempt };
+  const observation = new Observation(SPAN.pushDelivery, SpanKind.CLIENT, attributes, restoreTraceContext(job.trace));
   try {
     const value = await observation.run(run);
     end(observation, job, outcomeOf({ value }));

@@ -5,7 +5,7 @@
  */
 import type { Attributes, Context } from '@opentelemetry/api';
 import type { StreamResponse } from '../protocol/types.js';
-import { Observation, SpanKind } from './observation.js';
+import { Observation, SpanKind, observing } from './observation.js';
 import { A2A_RPC_SERVICE, A2A_RPC_SYSTEM, ATTR } from './telemetry-names.js';
 
 /** What the span needs of a request, beside its method. */
@@ -26,10 +26,14 @@ export type ObservedOutcome = { readonly result: unknown } | { readonly stream: 
  * Runs one inbound operation observed. A unary operation ends with its answer; a stream ends when
  * it does (its last event, an error, or the client leaving), and counts as open until then.
  */
-export async function observeRequest<R extends ObservedOutcome>(call: ObservedCall, method: string, run: () => Promise<R>): Promise<R> {
-  const observation = Observation.start(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, () => spanAttributes(call, method), call.traceContext);
-  if (observation === undefined) return run();
-  const request = new ObservedRequest(observation, metricAttributes(call, method));
+export function observeRequest<R extends ObservedOutcome>(call: ObservedCall, method: string, run: () => Promise<R>): Promise<R> {
+  // not observed: the operation itself, without even a promise or a string of ours around it
+  if (!observing()) return run();
+  const observation = new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, spanAttributes(call, method), call.traceContext);
+  return observed(new ObservedRequest(observation, metricAttributes(call, method)), observation, run);
+}
+
+async function observed<R extends ObservedOutcome>(request: ObservedRequest, observation: Observation, run: () => Promise<R>): Promise<R> {
   let outcome: R;
   try {
     outcome = await observation.run(run);

@@ -1,6 +1,6 @@
 /** Executor turns: a span per turn (the executor runs inside it), their duration, and the tasks they finish. */
 import { isTerminalState, type TaskState } from '../protocol/types.js';
-import { Observation, SpanKind } from './observation.js';
+import { Observation, SpanKind, observing } from './observation.js';
 import { ATTR, SPAN } from './telemetry-names.js';
 
 /** How a turn left its task: a state, `replied` (a Message answer, no task), or `undefined` (nothing stored). */
@@ -8,8 +8,9 @@ export type TurnEnd = TaskState | 'replied' | undefined;
 
 /** One turn, observed; `undefined` when nothing is recorded. */
 export function observeTurn(agent: string, taskId: string, contextId: string): TurnObservation | undefined {
-  const observation = Observation.start(SPAN.turn, SpanKind.INTERNAL, () => ({ [ATTR.agent]: agent, [ATTR.taskId]: taskId, [ATTR.contextId]: contextId }));
-  return observation && new TurnObservation(observation, agent);
+  if (!observing()) return undefined;
+  const observation = new Observation(SPAN.turn, SpanKind.INTERNAL, { [ATTR.agent]: agent, [ATTR.taskId]: taskId, [ATTR.contextId]: contextId });
+  return new TurnObservation(observation, agent);
 }
 
 export class TurnObservation {
