@@ -10,6 +10,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { A2ACircuitBreakers, A2AClient } from 'nestjs-a2a/client';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { startDemo, type RunningApp } from './support/demo-app.js';
+import { v03SdkServerForSuite } from './support/a2a-js-v03-server.js';
 import { freePort } from './support/ports.js';
 import { installTelemetry, pointsWith, spansWith, traceparentOf, type TestTelemetry } from './support/telemetry.js';
 import { jsonRpcClient, restClient, userMessage, type BindingClient } from './support/wire-client.js';
@@ -167,6 +168,22 @@ describe('W3C trace context', () => {
     }
   });
 
+  it("A2AClient's stream: one CLIENT span until the stream ends, the server's stream span its child", async () => {
+    const client = new A2AClient({ cardUrl: demo.url, egress: { allowHttp: true, allowHosts: ['127.0.0.1'] }, preferredBinding: 'HTTP+JSON' });
+    let taskId = '';
+    try {
+      for await (const event of client.sendStreamingMessage({ message: userMessage('/task streamed out') })) if ('task' in event) taskId = event.task.id;
+    } finally {
+      await client.close();
+    }
+    const server = await serverSpan(STREAM, taskId);
+    const outbound = telemetry.spans().find((s) => s.spanContext().spanId === server.parentSpanContext?.spanId);
+    expect(outbound?.kind).toBe(SpanKind.CLIENT);
+    expect(outbound?.name).toBe(STREAM);
+    expect(outbound?.attributes).toMatchObject({ 'a2a.binding': 'HTTP+JSON', 'a2a.protocol.version': '1.0' });
+    expect(outbound?.status.code).not.toBe(SpanStatusCode.ERROR);
+  });
+
   it('one trace follows a task across agents: support → its peer tool (echo, over HTTP) → echo’s turn', async () => {
     const support = jsonRpcClient(`${demo.url}/agents/support/a2a/jsonrpc`);
     const delegated = await support.call('SendMessage', { message: userMessage('/delegate echo__echo across') });
@@ -210,5 +227,23 @@ describe('outbound failures', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('an outbound call to an A2A 0.3 agent (the official a2a-js 0.3 server)', () => {
+  const v03 = v03SdkServerForSuite();
+
+  it("its span says 0.3, and the traceparent on the wire is the span's own", async () => {
+    const client = new A2AClient({ cardUrl: v03().url, egress: { allowHttp: true, allowHosts: ['127.0.0.1'] } });
+    try {
+      const answer = await client.sendMessage({ message: userMessage('/task at 0.3') });
+      expect('task' in answer && answer.task.status.state).toBe('TASK_STATE_COMPLETED');
+    } finally {
+      await client.close();
+    }
+    const [span] = spansWith(telemetry.spans(), SEND, { 'a2a.peer': v03().url }).filter((s) => s.kind === SpanKind.CLIENT);
+    expect(span.attributes).toMatchObject({ 'a2a.protocol.version': '0.3', 'a2a.binding': 'JSONRPC' });
+    const sent = v03().requests.filter((r) => r.path === '/a2a/jsonrpc').map((r) => r.headers.traceparent);
+    expect(sent).toEqual([traceparentOf(span.spanContext().traceId, span.spanContext().spanId)]);
   });
 });
