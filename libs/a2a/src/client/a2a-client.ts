@@ -525,16 +525,16 @@ export class A2AClient {
     let completed = false;
     let endedByPeer = false;
     const observed = startClientCall(operation, this.peer);
+    const inCall = <T>(open: () => Promise<T>): Promise<T> => (observed ? observed.run(open) : open());
     let failure: unknown;
     try {
       let endpoint = await this.endpoint(control);
       try {
-        opened = await (observed ? observed.run(() => this.openAt(endpoint, operation, request, options, control)) : this.openAt(endpoint, operation, request, options, control));
+        opened = await inCall(() => this.openAt(endpoint, operation, request, options, control));
       } catch (error) {
         const fallback = this.v03Fallback(endpoint, operation, error);
         if (fallback === undefined) throw error;
-        const openFallback = () => this.atV03(fallback, error, () => this.openAt(fallback, operation, request, options, control));
-        opened = await (observed ? observed.run(openFallback) : openFallback());
+        opened = await inCall(() => this.atV03(fallback, error, () => this.openAt(fallback, operation, request, options, control)));
         endpoint = fallback;
       }
       // the stream is open: from now on silence, not duration, is what ends it
