@@ -109,6 +109,19 @@ describe('failures', () => {
     expect(pointsWith(telemetry.points('a2a.task.finished'), { 'a2a.task.state': 'TASK_STATE_FAILED' })[0].value).toBeGreaterThanOrEqual(1);
   });
 
+  it('a task canceled while it waits for input (no turn runs it): CANCELED is counted too', async () => {
+    const asked = await clients[0].call('SendMessage', { message: userMessage('/ask') });
+    expect(asked.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect((await turnSpan(asked.result.task.id)).attributes['a2a.task.state']).toBe('TASK_STATE_INPUT_REQUIRED');
+    await telemetry.collect();
+    const before = pointsWith(telemetry.points('a2a.task.finished'), { 'a2a.task.state': 'TASK_STATE_CANCELED' })[0]?.value ?? 0;
+    const canceled = await clients[0].call('CancelTask', { id: asked.result.task.id });
+    expect(canceled.result.status.state).toBe('TASK_STATE_CANCELED');
+    await telemetry.collect();
+    expect(pointsWith(telemetry.points('a2a.task.finished'), { 'a2a.agent': 'echo', 'a2a.task.state': 'TASK_STATE_CANCELED' })[0].value).toBe(Number(before) + 1);
+    expect((await serverSpan('lf.a2a.v1.A2AService/CancelTask', asked.result.task.id)).attributes['a2a.task.state']).toBe('TASK_STATE_CANCELED');
+  });
+
   it('an executor that throws: its class as error.type on the turn, never its message', async () => {
     const res = await clients[1].call('SendMessage', { message: userMessage('/throw') });
     const task = res.result.task;

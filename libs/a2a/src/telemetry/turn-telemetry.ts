@@ -1,6 +1,7 @@
 /** Executor turns: a span per turn (the executor runs inside it), their duration, and the tasks they finish. */
 import { isTerminalState, type TaskState } from '../protocol/types.js';
 import { Observation, SpanKind, observing } from './observation.js';
+import { instruments } from './telemetry-api.js';
 import { ATTR, SPAN } from './telemetry-names.js';
 
 /** How a turn left its task: a state, `replied` (a Message answer, no task), or `undefined` (nothing stored). */
@@ -39,6 +40,11 @@ export class TurnObservation {
     if (meters === undefined) return;
     const attributes = { [ATTR.agent]: this.agent, [ATTR.taskState]: state ?? 'none', ...(this.thrown === undefined ? {} : { [ATTR.errorType]: this.thrown }) };
     meters.turnDuration.record(observation.seconds, attributes);
-    if (state !== undefined && state !== 'replied' && isTerminalState(state)) meters.tasksFinished.add(1, { [ATTR.agent]: this.agent, [ATTR.taskState]: state });
+    if (state !== undefined && state !== 'replied') recordTaskFinished(this.agent, state);
   }
+}
+
+/** Counts a task of `agent` that reached `state`, when it is final. */
+export function recordTaskFinished(agent: string, state: TaskState): void {
+  if (isTerminalState(state)) instruments()?.tasksFinished.add(1, { [ATTR.agent]: agent, [ATTR.taskState]: state });
 }
