@@ -84,7 +84,7 @@ export abstract class HttpBinding {
   /** Runs one operation and answers: JSON, or an SSE stream for the streaming operations. */
   protected async serve(routed: RoutedRequest, res: ServerResponse, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
     const req = routed.raw;
-    negotiateVersion(headerOrQuery(routed, VERSION_HEADER), [PROTOCOL_VERSION]);
+    const protocolVersion = negotiateVersion(headerOrQuery(routed, VERSION_HEADER), [PROTOCOL_VERSION]);
     const extensions = activateExtensions(parseExtensionsHeader(req.headers[EXTENSIONS_HEADER.toLowerCase()]), agent.extensions);
     if (extensions.length > 0) exchange.headers[EXTENSIONS_HEADER] = extensions.join(', ');
     const closed = new AbortController();
@@ -103,7 +103,7 @@ export abstract class HttpBinding {
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
       binding: this.protocolBinding,
-      protocolVersion: PROTOCOL_VERSION,
+      protocolVersion,
       traceContext: inboundContext(req.headers),
     };
     // a stream slot is taken before any work starts, so a refused stream starts no task
