@@ -2,12 +2,14 @@
  * One observed piece of work: its span (when traces are recorded), its clock, and what it ends
  * with. The metrics are each caller's: they choose their own low-cardinality attributes.
  */
-import { SpanKind, SpanStatusCode, context, trace, type AttributeValue, type Attributes, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, createContextKey, trace, type AttributeValue, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { errorType, instruments, tracing, type A2AInstruments } from './telemetry-api.js';
 import { ATTR } from './telemetry-names.js';
 
 export { SpanKind };
 export { observing } from './telemetry-api.js';
+
+const CURRENT = createContextKey('nestjs-a2a observation');
 
 export class Observation {
   /** The context the work runs in: its span's, or the parent's when nothing is traced. */
@@ -23,9 +25,14 @@ export class Observation {
     this.context = this.span === undefined ? parent : trace.setSpan(parent, this.span);
   }
 
-  /** Runs `fn` with this observation's span active (a child span, an outbound call's `traceparent`). */
+  /** The observation whose {@link run} the caller is in (the innermost one). */
+  static current(): Observation | undefined {
+    return context.active().getValue(CURRENT) as Observation | undefined;
+  }
+
+  /** Runs `fn` with this observation current and its span active (a child span, an outbound call's `traceparent`). */
   run<T>(fn: () => T): T {
-    return this.span === undefined ? fn() : context.with(this.context, fn);
+    return context.with(this.context.setValue(CURRENT, this), fn);
   }
 
   set(name: string, value: AttributeValue | undefined): void {

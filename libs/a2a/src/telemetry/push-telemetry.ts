@@ -2,7 +2,6 @@
  * Push delivery attempts: a CLIENT span per attempt, child of the turn that wrote the event (its
  * trace context travels in the job), and the attempts, deliveries and lag by outcome.
  */
-import { trace } from '@opentelemetry/api';
 import { Observation, SpanKind, observing } from './observation.js';
 import { restoreTraceContext } from './telemetry-api.js';
 import { ATTR, SPAN } from './telemetry-names.js';
@@ -36,15 +35,15 @@ export async function observePushAttempt<T>(job: ObservedPushJob, run: () => Pro
     return value;
   } catch (error) {
     const outcome = outcomeOf({ error });
-    if (outcome !== 'delivered') observation.fail(error);
+    observation.fail(error);
     end(observation, job, outcome);
     throw error;
   }
 }
 
-/** The webhook's HTTP status, on the attempt's span (a no-op outside one). */
+/** The webhook's HTTP status, on the attempt's span (a no-op outside an observed attempt). */
 export function recordPushStatus(status: number): void {
-  trace.getActiveSpan()?.setAttribute(ATTR.httpStatus, status);
+  Observation.current()?.set(ATTR.httpStatus, status);
 }
 
 function end(observation: Observation, job: ObservedPushJob, outcome: PushAttemptOutcome): void {
