@@ -8,6 +8,7 @@ import { ApiKeyGuard, IS_PUBLIC, parseApiKeys } from './api-key.guard.js';
 import { demoConfig, type DemoConfig } from './demo-config.js';
 import { EchoAgent } from './echo.agent.js';
 import { HealthController } from './health.controller.js';
+import { MetricsController } from './metrics.controller.js';
 import { SupportAgent, demoPeerOptions } from './support.agent.js';
 
 /** DEMO_API_KEYS turns on the demo's ordinary app guard; the module runs it on every A2A route. */
@@ -74,7 +75,7 @@ export class AppModule {
         // loaded only when asked for: the throttler is a CommonJS package (fine for Node, not for jest's ESM mode)
         ...(config.rateLimit ? [import('./rate-limit.module.js').then((m) => m.RateLimitModule.perMinute(config.rateLimit!))] : []),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [EchoAgent, SupportAgent, ...guards(config)],
     };
   }

@@ -49,6 +49,8 @@ import { errorFacts } from './error-mapping.js';
 import { CLIENT_BINDINGS, selectInterface, v03FallbackInterface, type A2ABinding, type SelectedInterface } from './interface-selection.js';
 import { JsonRpcTransport } from './json-rpc-transport.js';
 import { runResilient } from './resilience.js';
+import { injectTraceContext } from '../telemetry/telemetry-api.js';
+import { annotateClientCall, observeClientCall, startClientCall } from '../telemetry/client-telemetry.js';
 import { isUnknownRoute, RestTransport } from './rest-transport.js';
 import { readSse } from './sse-reader.js';
 import type { A2ATransport, OpenedStream, StreamingOperation, TransportCall, UnaryOperation } from './transport.js';
@@ -191,6 +193,8 @@ export class A2AClient {
   private readonly resolver: AgentCardResolver | undefined;
   private readonly ownsResolver: boolean;
   private readonly cardUrl: string | undefined;
+  /** The peer's origin as configured, for metrics until an interface is chosen. */
+  private readonly peer: string;
   private readonly fixedCard: AgentCard | undefined;
   private readonly timeoutMs: number;
   private readonly idleTimeoutMs: number;
@@ -231,6 +235,7 @@ export class A2AClient {
     this.http = new A2AHttp(options);
     this.fixedCard = fixedCard;
     this.cardUrl = options.cardUrl === undefined ? undefined : String(options.cardUrl);
+    this.peer = configuredOrigin || originOf(fixedCard?.supportedInterfaces[0]?.url);
     this.ownsResolver = options.cardResolver === undefined;
     // a fixed card without verification needs no resolver at all
     this.resolver =
@@ -433,6 +438,7 @@ export class A2AClient {
     delete headers[extensionsKey];
     if (extensions.length > 0) headers[extensionsKey] = extensions.join(', ');
     headers[VERSION_HEADER.toLowerCase()] = PROTOCOL_VERSION;
+    injectTraceContext(headers); // the call's span: the peer's work joins this trace
     return headers;
   }
 
@@ -440,7 +446,11 @@ export class A2AClient {
     return IDEMPOTENT.has(operation) || (operation === 'SendMessage' && this.http.retry?.sendMessage === true);
   }
 
-  private async unary(operation: UnaryOperation, request: unknown, options: A2ACallOptions = {}): Promise<unknown> {
+  private unary(operation: UnaryOperation, request: unknown, options: A2ACallOptions = {}): Promise<unknown> {
+    return observeClientCall(operation, this.peer, () => this.unaryCall(operation, request, options));
+  }
+
+  private unaryCall(operation: UnaryOperation, request: unknown, options: A2ACallOptions): Promise<unknown> {
     return this.withControl(options, async (control) => {
       const endpoint = await this.endpoint(control);
       try {
@@ -455,6 +465,7 @@ export class A2AClient {
 
   private async unaryAt(endpoint: Endpoint, operation: UnaryOperation, request: unknown, options: A2ACallOptions, control: CallControl): Promise<unknown> {
     control.target = redactUrl(endpoint.selected.url);
+    annotateClientCall(endpoint.selected.url, endpoint.selected.binding, endpoint.selected.protocolVersion);
     const call = this.prepare(operation, request, options, endpoint);
     let attempt = 0;
     const raw = await runResilient({
@@ -482,6 +493,7 @@ export class A2AClient {
   /** Opens a stream at `endpoint` (before events flow, only a subscription is safe to open again). */
   private openAt(endpoint: Endpoint, operation: StreamingOperation, request: unknown, options: A2ASubscribeOptions, control: CallControl): Promise<OpenedStream> {
     control.target = redactUrl(endpoint.selected.url);
+    annotateClientCall(endpoint.selected.url, endpoint.selected.binding, endpoint.selected.protocolVersion);
     const call = this.prepare(operation, request, options, endpoint);
     let attempt = 0;
     return runResilient({
@@ -512,14 +524,17 @@ export class A2AClient {
     let opened: OpenedStream | undefined;
     let completed = false;
     let endedByPeer = false;
+    const observed = startClientCall(operation, this.peer);
+    const inCall = <T>(open: () => Promise<T>): Promise<T> => (observed ? observed.run(open) : open());
+    let failure: unknown;
     try {
       let endpoint = await this.endpoint(control);
       try {
-        opened = await this.openAt(endpoint, operation, request, options, control);
+        opened = await inCall(() => this.openAt(endpoint, operation, request, options, control));
       } catch (error) {
         const fallback = this.v03Fallback(endpoint, operation, error);
         if (fallback === undefined) throw error;
-        opened = await this.atV03(fallback, error, () => this.openAt(fallback, operation, request, options, control));
+        opened = await inCall(() => this.atV03(fallback, error, () => this.openAt(fallback, operation, request, options, control)));
         endpoint = fallback;
       }
       // the stream is open: from now on silence, not duration, is what ends it
@@ -539,10 +554,21 @@ export class A2AClient {
       }
       completed = true;
     } catch (error) {
-      throw control.failure(error);
+      failure = control.failure(error);
+      throw failure;
     } finally {
+      observed?.end(failure);
       control.dispose();
       if (!completed || endedByPeer) opened?.body.destroy();
     }
+  }
+}
+
+/** The origin of `url`, or `(unknown)` when it has none. */
+function originOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '').origin;
+  } catch {
+    return '(unknown)';
   }
 }

@@ -26,6 +26,7 @@ import {
   type IRetryBackoffContext,
 } from 'cockatiel';
 import { EgressRequestError } from '../net/egress-errors.js';
+import { recordBreakerState } from '../telemetry/client-telemetry.js';
 import { InternalError, ResourceExhaustedError, UnavailableError } from '../protocol/errors.js';
 import type { CallControl } from './call-control.js';
 import { A2ATimeoutError, CircuitOpenError } from './client-errors.js';
@@ -110,6 +111,7 @@ export class A2ACircuitBreakers {
     if (breaker === undefined) {
       if (this.breakers.size >= MAX_IDLE_BREAKERS) this.forgetClosed();
       breaker = circuitBreaker(handleAll, { halfOpenAfter: this.halfOpenAfterMs, breaker: new ConsecutiveBreaker(this.failureThreshold) });
+      breaker.onStateChange((state) => recordBreakerState(origin, STATE_NAMES[state]));
       this.breakers.set(origin, breaker);
     }
     return breaker;

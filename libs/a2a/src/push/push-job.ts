@@ -13,6 +13,8 @@ export interface PushJobData {
   readonly configId: string;
   /** The event as a StreamResponse in its HTTP+JSON (ProtoJSON) form, exactly as sent. */
   readonly body: string;
+  /** The W3C trace context (`traceparent`, `tracestate`) of the commit that wrote the event, when it was traced. */
+  readonly trace?: Readonly<Record<string, string>>;
 }
 
 /** What a job ended with (its BullMQ return value). */

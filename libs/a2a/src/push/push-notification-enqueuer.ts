@@ -5,6 +5,7 @@
 import { encode } from '../protocol/codec.js';
 import { StreamResponseSchema } from '../protocol/schemas.js';
 import { isTerminalState } from '../protocol/types.js';
+import { captureTraceContext } from '../telemetry/telemetry-api.js';
 import type { LoggedEvent } from '../tasks/event-log.js';
 import type { TaskEventListener } from '../tasks/task-events.js';
 import type { TaskScope } from '../tasks/task-store.js';
@@ -32,13 +33,14 @@ export class PushNotificationEnqueuer implements TaskEventListener {
       await this.configs.expire(scope, taskId, this.finishedTaskConfigTtlMs);
     }
     const jobScope = { agent: scope.agent, tenant: scope.tenant, subject: scope.subject };
+    const trace = captureTraceContext(); // the turn's: each delivery attempt's span is its child
     await this.queue.add(
       events.flatMap(({ seq, event }) => {
         // the body is fixed now, in the HTTP+JSON form, whatever binding the task came through (spec §3.5.1)
         const body = JSON.stringify(encode(StreamResponseSchema, event));
         return configs.map((config) => ({
           id: webhookIdOf(taskId, seq, config.id),
-          data: { scope: jobScope, taskId, seq, configId: config.id, body },
+          data: { scope: jobScope, taskId, seq, configId: config.id, body, ...(trace && { trace }) },
           delayMs: jittered(this.options.retrySchedule[0], this.options.jitter, this.random),
         }));
       }),

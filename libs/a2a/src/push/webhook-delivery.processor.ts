@@ -22,6 +22,8 @@ import type { PushDeliveryEvent, PushDeliveryEvents } from './push-delivery-even
 import type { PushJobProcessor } from './push-delivery-queue.js';
 import type { PushJobData, PushJobOutcome } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
+import { injectTraceContext } from '../telemetry/telemetry-api.js';
+import { observePushAttempt, recordPushStatus, type PushAttemptOutcome } from '../telemetry/push-telemetry.js';
 import { formatDelay, jittered, retryAfterDelay } from './retry-schedule.js';
 import { NOTIFICATION_SIGNATURE_HEADER, type NotificationSigner } from './notification-signer.js';
 import { SealedSecretError, type SecretBox } from './secret-box.js';
@@ -91,7 +93,12 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
     this.random = deps.random ?? Math.random;
   }
 
-  async process(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome> {
+  process(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome> {
+    const { scope, taskId, trace } = job.data;
+    return observePushAttempt({ agent: scope.agent, taskId, attempt: job.attemptsMade + 1, enqueuedAt: job.timestamp, trace }, () => this.attempt(job, signal), attemptOutcome);
+  }
+
+  private async attempt(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome> {
     const { scope, taskId, seq, configId } = job.data;
     const webhookId = job.id!;
     const attempt = job.attemptsMade + 1;
@@ -123,6 +130,7 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
         signal,
       });
       const status = answer.statusCode;
+      recordPushStatus(status);
       if (status >= 200 && status < 300) {
         this.emit({ type: 'delivered', ...base, url: shown, status });
         return 'delivered';
@@ -211,6 +219,7 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
     const auth = config.authentication;
     if (auth?.credentials) headers.authorization = `${auth.scheme} ${auth.credentials}`;
     if (config.token) headers[NOTIFICATION_TOKEN_HEADER.toLowerCase()] = config.token;
+    injectTraceContext(headers); // the attempt's span: the receiver's work joins the task's trace
     if (this.deps.signer) {
       const url = new URL(config.url);
       headers[NOTIFICATION_SIGNATURE_HEADER.toLowerCase()] = await this.deps.signer.sign({
@@ -227,6 +236,13 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
   private emit(event: PushDeliveryEvent): void {
     this.deps.events.emit(event);
   }
+}
+
+/** How an attempt ended, for its span and metrics. */
+function attemptOutcome(settled: { value: PushJobOutcome } | { error: unknown }): PushAttemptOutcome {
+  if ('value' in settled) return settled.value;
+  if (settled.error instanceof DeliveryAttemptError) return 'retried';
+  return settled.error instanceof DeliveryFailedError ? 'failed' : 'aborted';
 }
 
 /** A failure in words fit for a log line and a dead letter: no secret, no full URL. */

@@ -39,6 +39,8 @@ import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/engine/task-manager.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
+import type { Context } from '../telemetry/telemetry-api.js';
+import { observeRequest } from '../telemetry/request-telemetry.js';
 import { InjectA2AOptions } from '../config/a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
 import type { PublishedAgent } from './agent-registry.js';
@@ -56,11 +58,15 @@ export interface A2ACall {
   readonly lastEventId?: number;
   /** Came through the agent's own paths (`/agents/{name}/…`) rather than the root ones. */
   readonly viaAgentPath: boolean;
+  /** The binding the request came through (`JSONRPC`, `HTTP+JSON`), for traces and metrics; absent in process. */
+  readonly binding?: string;
   /**
-   * The protocol version the request was made in (`Major.Minor`): push configs registered by it
-   * are sent notifications in that version's shape.
+   * The protocol version the request was made in (`Major.Minor`: `1.0`, `0.3`): push configs
+   * registered by it are sent notifications in that version's shape; traces and metrics record it.
    */
   readonly protocolVersion?: string;
+  /** The parent of the operation's span: the inbound request's trace context (see `inboundContext`). */
+  readonly traceContext?: Context;
 }
 
 /** One event of a stream; `seq` is its place in the task's log (absent for a Message answer). */
@@ -73,7 +79,7 @@ export interface StreamEvent {
 export type DispatchResult = { readonly result: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
 
 /** An operation's outcome as the 1.0 value (the operation's response type), for a binding to encode. */
-export type RunResult = { readonly value: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
+export type RunResult = { readonly result: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
 
 @Injectable()
 export class A2ARequestHandler {
@@ -88,12 +94,8 @@ export class A2ARequestHandler {
    * Decodes `params` (ProtoJSON) for `operation`, runs it, and encodes the result as ProtoJSON.
    * @throws A2AError (InvalidParamsError naming each bad field, and each operation's own errors)
    */
-  async dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
-    const spec = OPERATIONS[operation];
-    let request: unknown; // kept: how a ListTasks answer is encoded depends on its request
-    const outcome = await this.run(call, operation, (options) => (request = decode(spec.request, params, '', options)));
-    if ('stream' in outcome) return outcome;
-    return { result: operation === 'ListTasks' ? this.encodeList(outcome.value as ListTasksResponse, request as ListTasksRequest) : encode(spec.response, outcome.value) };
+  dispatch(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
+    return observeRequest(call, operation, () => this.decodeAndExecute(call, operation, params));
   }
 
   /**
@@ -102,7 +104,19 @@ export class A2ARequestHandler {
    * Capability checks come first: an unsupported operation is refused whatever its params.
    * @throws A2AError (what `readRequest` throws, and each operation's own errors)
    */
-  async run(call: A2ACall, operation: A2AOperation, readRequest: (options: DecodeOptions) => unknown): Promise<RunResult> {
+  run(call: A2ACall, operation: A2AOperation, readRequest: (options: DecodeOptions) => unknown): Promise<RunResult> {
+    return observeRequest(call, operation, () => this.execute(call, operation, readRequest));
+  }
+
+  private async decodeAndExecute(call: A2ACall, operation: A2AOperation, params: unknown): Promise<DispatchResult> {
+    const spec = OPERATIONS[operation];
+    let request: unknown; // kept: how a ListTasks answer is encoded depends on its request
+    const outcome = await this.execute(call, operation, (options) => (request = decode(spec.request, params, '', options)));
+    if ('stream' in outcome) return outcome;
+    return { result: operation === 'ListTasks' ? this.encodeList(outcome.result as ListTasksResponse, request as ListTasksRequest) : encode(spec.response, outcome.result) };
+  }
+
+  private async execute(call: A2ACall, operation: A2AOperation, readRequest: (options: DecodeOptions) => unknown): Promise<RunResult> {
     if (operation.endsWith('PushNotificationConfig') || operation.endsWith('PushNotificationConfigs')) {
       if (!this.push.enabled) throw new PushNotificationNotSupportedError();
     }
@@ -110,41 +124,41 @@ export class A2ARequestHandler {
     const request = readRequest({ limits: this.options.limits });
     switch (operation) {
       case 'SendMessage':
-        return { value: await this.sendMessage(call, request as SendMessageRequest) };
+        return { result: await this.sendMessage(call, request as SendMessageRequest) };
       case 'SendStreamingMessage':
         return { stream: await this.sendStreamingMessage(call, request as SendMessageRequest) };
       case 'GetTask':
-        return { value: await this.getTask(call, request as GetTaskRequest) };
+        return { result: await this.getTask(call, request as GetTaskRequest) };
       case 'ListTasks':
-        return { value: await this.listTasks(call, request as ListTasksRequest) };
+        return { result: await this.listTasks(call, request as ListTasksRequest) };
       case 'CancelTask':
-        return { value: await this.cancelTask(call, request as CancelTaskRequest) };
+        return { result: await this.cancelTask(call, request as CancelTaskRequest) };
       case 'SubscribeToTask':
         return { stream: await this.subscribeToTask(call, request as SubscribeToTaskRequest) };
       case 'GetExtendedAgentCard':
-        return { value: await this.cards.extended(call.agent, call.viaAgentPath, call.caller) };
+        return { result: await this.cards.extended(call.agent, call.viaAgentPath, call.caller) };
       case 'CreateTaskPushNotificationConfig': {
         const config = request as TaskPushNotificationConfig;
         if (!config.taskId) throw InvalidParamsError.field('taskId', 'is required');
         const scope = await this.ownTask(call, config.taskId);
         await this.push.validate(config);
-        return { value: await this.push.create(scope, config.taskId, config, { protocolVersion: call.protocolVersion }) };
+        return { result: await this.push.create(scope, config.taskId, config, { protocolVersion: call.protocolVersion }) };
       }
       case 'GetTaskPushNotificationConfig': {
         const { taskId, id } = request as GetTaskPushNotificationConfigRequest;
         const scope = await this.ownTask(call, taskId);
-        return { value: await this.push.get(scope, taskId, id) };
+        return { result: await this.push.get(scope, taskId, id) };
       }
       case 'ListTaskPushNotificationConfigs': {
         const { taskId, pageSize, pageToken } = request as ListTaskPushNotificationConfigsRequest;
         const scope = await this.ownTask(call, taskId);
-        return { value: await this.push.list(scope, taskId, pageSize, pageToken) };
+        return { result: await this.push.list(scope, taskId, pageSize, pageToken) };
       }
       case 'DeleteTaskPushNotificationConfig': {
         const { taskId, id } = request as DeleteTaskPushNotificationConfigRequest;
         const scope = await this.ownTask(call, taskId);
         await this.push.delete(scope, taskId, id);
-        return { value: {} };
+        return { result: {} };
       }
     }
   }

@@ -15,6 +15,7 @@ import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
 import type { DecodeOptions } from '../../protocol/codec.js';
 import { V03_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION } from '../../protocol/v03/constants.js';
+import { inboundContext } from '../../telemetry/telemetry-api.js';
 import { A2ARequestHandler, type A2ACall, type DispatchResult, type StreamEvent } from '../a2a-request-handler.js';
 import type { PublishedAgent } from '../agent-registry.js';
 import { A2ACallerResolver } from '../caller-resolver.js';
@@ -72,6 +73,9 @@ export abstract class HttpBinding {
   @Inject(SseStreams) private readonly streams!: SseStreams;
   @Inject(SecurityInventory) private readonly security!: SecurityInventory;
 
+  /** The binding's name on a card (`JSONRPC`, `HTTP+JSON`). */
+  abstract readonly protocolBinding: string;
+
   /** The exchange of `req` as far as it is known now (a guard may have refused it before the binding ran). */
   abstract exchange(req: IncomingMessage): Exchange;
 
@@ -121,10 +125,7 @@ export abstract class HttpBinding {
     operation: A2AOperation,
     readRequest: (options: DecodeOptions) => unknown,
   ): Promise<void> {
-    return this.answer(routed, res, exchange, agent, operation, undefined, async (call) => {
-      const outcome = await this.handler.run(call, operation, readRequest);
-      return 'stream' in outcome ? outcome : { result: outcome.value };
-    });
+    return this.answer(routed, res, exchange, agent, operation, undefined, (call) => this.handler.run(call, operation, readRequest));
   }
 
   private async answer(
@@ -153,7 +154,9 @@ export abstract class HttpBinding {
       signal: closed.signal,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
+      binding: this.protocolBinding,
       protocolVersion: exchange.version,
+      traceContext: inboundContext(req.headers),
     };
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;

@@ -51,6 +51,8 @@ export class JsonRpcFormat implements WireFormat {
 
 @Injectable()
 export class JsonRpcBinding extends HttpBinding {
+  readonly protocolBinding = 'JSONRPC';
+
   constructor(@Inject(AgentRegistry) private readonly registry: AgentRegistry) {
     super();
   }

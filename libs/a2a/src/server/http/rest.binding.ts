@@ -23,6 +23,8 @@ export const REST_FORMAT: WireFormat = {
 
 @Injectable()
 export class RestBinding extends HttpBinding {
+  readonly protocolBinding = 'HTTP+JSON';
+
   constructor(@Inject(AgentRegistry) private readonly registry: AgentRegistry) {
     super();
   }

@@ -15,6 +15,7 @@ import { requireTask, type StoredTask, type TaskScope } from '../task-store.js';
 import type { CommitFn } from './commit-pipeline.js';
 import { INTERRUPTED_RETURN_MS, type TurnOutcome } from './turn.js';
 import { endingEvent, FAILURES, type Failure, type IdsAndClock } from './turn-events.js';
+import { recordTaskFinished } from '../../telemetry/turn-telemetry.js';
 
 /** How often a continuation tries the claim while another instance still holds it. */
 const CLAIM_RETRY_MS = 25;
@@ -120,7 +121,9 @@ export class TaskClaims {
       const stored = await requireTask(store, scope, taskId);
       if (isTerminalState(stored.task.status.state)) return stored;
       const event = endingEvent(taskId, stored.task.contextId ?? '', failure, this.deps);
-      return await this.deps.commit({ scope, current: stored, events: [event], next: applyEvent(stored.task, event)! });
+      const ended = await this.deps.commit({ scope, current: stored, events: [event], next: applyEvent(stored.task, event)! });
+      recordTaskFinished(scope.agent, failure ? 'TASK_STATE_FAILED' : 'TASK_STATE_CANCELED'); // no turn ran it to the end: counted here
+      return ended;
     } finally {
       await coordinator.release(taskId);
     }

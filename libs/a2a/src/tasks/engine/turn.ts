@@ -6,6 +6,7 @@ import type { LoggerService } from '@nestjs/common';
 import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
 import { isInterruptedState, isTerminalState, type Artifact, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskState } from '../../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from '../agent-executor.js';
+import { observeTurn } from '../../telemetry/turn-telemetry.js';
 import { readConversation } from '../conversation.js';
 import { failedStepOf, TaskContext } from '../task-context.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskStore } from '../task-store.js';
@@ -143,9 +144,11 @@ export class Turn {
     });
     const timer = setTimeout(() => void this.stop(FAILURES.timeout), this.deps.executorTimeoutMs);
     timer.unref();
+    const observed = observeTurn(agent.name, this.taskId, this.contextId);
     try {
-      await agent.executor.execute(ctx);
+      await (observed ? observed.run(() => agent.executor.execute(ctx)) : agent.executor.execute(ctx));
     } catch (error) {
+      observed?.threw(error);
       if (this.state !== 'closed') {
         const failure = thrownFailure(error, failedStepOf(error));
         // the wire gets the code and a safe text; the error's message and stack may hold secrets
@@ -159,6 +162,7 @@ export class Turn {
       await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
       this.settledDeferred.resolve();
       this.finished.resolve();
+      observed?.end(this.state === 'replied' ? 'replied' : this.latest()?.status.state);
     }
   }
 

@@ -1,0 +1,112 @@
+/**
+ * Inbound A2A operations: a SERVER span per operation (the whole stream for a streaming one),
+ * `rpc.server.call.duration`, and the streams open now. Whatever binding or protocol version
+ * brought the request: the caller says which.
+ */
+import type { Attributes, Context } from '@opentelemetry/api';
+import type { StreamResponse } from '../protocol/types.js';
+import { Observation, SpanKind, observing } from './observation.js';
+import { A2A_RPC_SERVICE, A2A_RPC_SYSTEM, ATTR } from './telemetry-names.js';
+
+/** What the span needs of a request, beside its method. */
+export interface ObservedCall {
+  readonly agent: { readonly name: string };
+  /** `JSONRPC` or `HTTP+JSON`; absent for a call without a binding (in process). */
+  readonly binding?: string;
+  /** The protocol version the request was made in (`1.0`, `0.3`). */
+  readonly protocolVersion?: string;
+  /** The parent of the request's span (see `inboundContext`). */
+  readonly traceContext?: Context;
+}
+
+/** An operation's outcome as the request handler hands it to a binding. */
+export type ObservedOutcome = { readonly result: unknown } | { readonly stream: AsyncIterable<{ readonly event: StreamResponse }> };
+
+/**
+ * Runs one inbound operation observed. A unary operation ends with its answer; a stream ends when
+ * it does (its last event, an error, or the client leaving), and counts as open until then.
+ */
+export function observeRequest<R extends ObservedOutcome>(call: ObservedCall, method: string, run: () => Promise<R>): Promise<R> {
+  // not observed: the operation itself, without even a promise or a string of ours around it
+  if (!observing()) return run();
+  const observation = new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, spanAttributes(call, method), call.traceContext);
+  return observed(new ObservedRequest(observation, metricAttributes(call, method)), observation, run);
+}
+
+async function observed<R extends ObservedOutcome>(request: ObservedRequest, observation: Observation, run: () => Promise<R>): Promise<R> {
+  let outcome: R;
+  try {
+    outcome = await observation.run(run);
+  } catch (error) {
+    request.end(error);
+    throw error;
+  }
+  if ('stream' in outcome) return { ...outcome, stream: request.follow(outcome.stream) };
+  request.sawResult(outcome.result);
+  request.end();
+  return outcome;
+}
+
+class ObservedRequest {
+  constructor(
+    private readonly observation: Observation,
+    private readonly attributes: Attributes,
+  ) {}
+
+  /** A unary result's task (SendMessage's `task`, GetTask's and CancelTask's task itself), ProtoJSON. */
+  sawResult(result: unknown): void {
+    const task = (result as { task?: unknown } | undefined)?.task ?? result;
+    const { id, contextId, status } = (task ?? {}) as { id?: unknown; contextId?: unknown; status?: { state?: unknown } };
+    if (typeof id === 'string' && status !== undefined) this.sawTask(id, contextId, status.state);
+  }
+
+  async *follow<E extends { readonly event: StreamResponse }>(events: AsyncIterable<E>): AsyncIterable<E> {
+    const meters = this.observation.meters;
+    meters?.openStreams.add(1, this.attributes);
+    let failure: unknown;
+    try {
+      for await (const event of events) {
+        this.sawEvent(event.event);
+        yield event;
+      }
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      meters?.openStreams.add(-1, this.attributes);
+      this.end(failure);
+    }
+  }
+
+  end(error?: unknown): void {
+    const observation = this.observation;
+    const errorType = error === undefined ? undefined : observation.fail(error);
+    if (!observation.end()) return;
+    observation.meters?.serverDuration.record(observation.seconds, errorType === undefined ? this.attributes : { ...this.attributes, [ATTR.errorType]: errorType });
+  }
+
+  private sawEvent(event: StreamResponse): void {
+    if ('task' in event) this.sawTask(event.task.id, event.task.contextId, event.task.status.state);
+    else if ('statusUpdate' in event) this.sawTask(event.statusUpdate.taskId, event.statusUpdate.contextId, event.statusUpdate.status.state);
+  }
+
+  private sawTask(id: string, contextId: unknown, state: unknown): void {
+    const span = this.observation.span;
+    if (span === undefined) return;
+    span.setAttribute(ATTR.taskId, id);
+    if (typeof contextId === 'string' && contextId !== '') span.setAttribute(ATTR.contextId, contextId);
+    if (typeof state === 'string') span.setAttribute(ATTR.taskState, state);
+  }
+}
+
+function spanAttributes(call: ObservedCall, method: string): Attributes {
+  return { [ATTR.rpcSystem]: A2A_RPC_SYSTEM, [ATTR.rpcService]: A2A_RPC_SERVICE, ...metricAttributes(call, method) };
+}
+
+/** Low-cardinality: no ids. */
+function metricAttributes(call: ObservedCall, method: string): Attributes {
+  const attributes: Attributes = { [ATTR.rpcMethod]: method, [ATTR.agent]: call.agent.name };
+  if (call.binding !== undefined) attributes[ATTR.binding] = call.binding;
+  if (call.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = call.protocolVersion;
+  return attributes;
+}

@@ -1,0 +1,60 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { metrics, propagation, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { InvalidParamsError, TaskNotFoundError } from '../protocol/errors.js';
+import { observeRequest } from './request-telemetry.js';
+import { captureTraceContext, errorType, inboundContext, instruments, observing, tracing } from './telemetry-api.js';
+import { observeTurn } from './turn-telemetry.js';
+
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+afterAll(() => {
+  metrics.disable();
+  trace.disable();
+  propagation.disable();
+});
+
+describe('without an SDK', () => {
+  it('records nothing and makes nothing: no tracer, no instruments, no context, no observation', async () => {
+    expect(tracing()).toBeUndefined();
+    expect(instruments()).toBeUndefined();
+    expect(observing()).toBe(false);
+    expect(inboundContext({ traceparent: TRACEPARENT })).toBeUndefined();
+    expect(captureTraceContext()).toBeUndefined();
+    expect(observeTurn('echo', 't', 'c')).toBeUndefined();
+    // the operation's own promise comes back, not one of ours around it
+    const outcome = Promise.resolve({ result: 1 });
+    expect(observeRequest({ agent: { name: 'echo' } }, 'GetTask', () => outcome)).toBe(outcome);
+  });
+});
+
+describe('once an SDK registers (after the library loaded)', () => {
+  it('finds its tracer and makes instruments on its meter provider, again when the app registers another', () => {
+    const first = new MeterProvider();
+    metrics.setGlobalMeterProvider(first);
+    const made = instruments();
+    expect(made).toBeDefined();
+    expect(instruments()).toBe(made);
+    metrics.disable();
+    metrics.setGlobalMeterProvider(new MeterProvider());
+    expect(instruments()).not.toBe(made);
+
+    expect(tracing()).toBeUndefined();
+    trace.setGlobalTracerProvider(new BasicTracerProvider());
+    expect(tracing()).toBeDefined();
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const parent = inboundContext({ traceparent: TRACEPARENT });
+    expect(trace.getSpanContext(parent!)?.traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+  });
+});
+
+describe('errorType', () => {
+  it("is an A2A error's ErrorInfo reason, else its class, else the class of any error; never a message", () => {
+    expect(errorType(new TaskNotFoundError('Task secret-id not found'))).toBe('TASK_NOT_FOUND');
+    expect(errorType(InvalidParamsError.field('message', 'is required'))).toBe('InvalidParamsError');
+    expect(errorType(new TypeError('secret'))).toBe('TypeError');
+    expect(errorType('a string')).toBe('_OTHER');
+  });
+});
