@@ -11,7 +11,8 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
-import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
+import { stateOfEvent, type EventLog, type LoggedEvent } from '../event-log.js';
+import { expiryOf, type RetentionOptions } from '../retention.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
@@ -76,7 +77,7 @@ interface PendingRead {
 export class RedisEventLog implements EventLog {
   private readonly logger = new Logger(RedisEventLog.name);
   private readonly keys: RedisTaskKeys;
-  private readonly ttlMs: number;
+  private readonly retention: RetentionOptions;
   /** Followed logs by stream key. */
   private readonly feeds = new Map<string, Feed>();
   private closed = false;
@@ -100,15 +101,14 @@ export class RedisEventLog implements EventLog {
   ) {
     assertRedisBackendUsable(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
-    this.ttlMs = options.retention.ttlMs;
+    this.retention = options.retention;
   }
 
+  /** Appends one event; a status event sets the log's expiry as the task's (finished, interrupted, or none), another keeps it. */
   async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
-    const seq = Number(
-      await redisCall(() =>
-        APPEND_EVENT.run(this.redis, [this.keys.log(taskId)], [expectedSeq, JSON.stringify(event), isTerminalEvent(event) ? '1' : '0', this.ttlMs]),
-      ),
-    );
+    const state = stateOfEvent(event);
+    const expiresInMs = state === undefined ? -1 : expiryOf(this.retention, state);
+    const seq = Number(await redisCall(() => APPEND_EVENT.run(this.redis, [this.keys.log(taskId)], [expectedSeq, JSON.stringify(event), expiresInMs])));
     if (seq < 0) throw new ConcurrentTaskUpdateError(taskId);
     return seq;
   }

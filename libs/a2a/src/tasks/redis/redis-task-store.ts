@@ -6,12 +6,13 @@ import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { Task } from '../../protocol/types.js';
 import { decodeCursor, encodeCursor, type SortKey } from '../list-cursor.js';
+import { DEFAULT_INTERRUPTED_TTL_MS, type RetentionOptions } from '../retention.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
 import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
 import { RedisTaskKeys, indexMember, sortKeyOfMember, timeKey } from './redis-task-keys.js';
 import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
-import { LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED, snapshotArgs } from './redis-task-scripts.js';
+import { GET_TASK, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED, snapshotArgs } from './redis-task-scripts.js';
 
 /** How many expired tasks one sweep script removes, and how many scripts one timer tick runs at most. */
 const SWEEP_BATCH = 500;
@@ -19,7 +20,8 @@ const SWEEP_BATCHES_PER_TICK = 20;
 
 /**
  * Task snapshots in Redis: one hash per task, sorted-set indexes per scope (and per contextId,
- * status, and both) for ListTasks, expiry of terminal tasks after `retention.ttlMs`. Part of the
+ * status, and both) for ListTasks, expiry of finished tasks after `retention.ttlMs` and of interrupted
+ * ones after `retention.interruptedTtlMs`. Part of the
  * {@link RedisTaskBackend}, whose commits write snapshot and log together.
  *
  * `redis` is the app's command connection: this store never closes it. Give it the options of
@@ -29,7 +31,7 @@ const SWEEP_BATCHES_PER_TICK = 20;
 export class RedisTaskStore implements TaskStore {
   private readonly logger = new Logger(RedisTaskStore.name);
   private readonly keys: RedisTaskKeys;
-  private readonly ttlMs: number;
+  private readonly retention: RetentionOptions;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private sweepFailing = false;
@@ -40,20 +42,23 @@ export class RedisTaskStore implements TaskStore {
   ) {
     assertRedisBackendUsable(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
-    this.ttlMs = options.retention.ttlMs;
+    this.retention = options.retention;
     // ListTasks sweeps its own scope before counting; this timer bounds what scopes nobody lists leave behind
-    this.timer = setInterval(() => void this.sweep(), Math.min(this.ttlMs, 60_000));
+    this.timer = setInterval(() => void this.sweep(), Math.min(this.retention.ttlMs, this.retention.interruptedTtlMs ?? DEFAULT_INTERRUPTED_TTL_MS, 60_000));
     this.timer.unref();
   }
 
   async get(scope: TaskScope, taskId: string): Promise<StoredTask | undefined> {
-    const [task, storedScope, scopeKey, seq, version] = await redisCall(() => this.redis.hmget(this.keys.task(taskId), 'task', 'scope', 'sk', 'seq', 'version'));
-    if (task === null || storedScope === null || scopeKey !== this.keys.scope(scope)) return undefined;
+    // the scope is checked in Redis: another caller's task costs what a missing one does, nothing of it is read
+    const fields = (await redisCall(() => GET_TASK.run(this.redis, [this.keys.task(taskId)], [this.keys.scope(scope)]))) as Array<string | null> | null;
+    if (fields === null) return undefined;
+    const [task, storedScope, seq, version] = fields;
+    if (task === null || storedScope === null) return undefined;
     return { task: JSON.parse(task) as Task, scope: JSON.parse(storedScope) as TaskScope, seq: Number(seq), version: Number(version) };
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
-    const { keys, args } = snapshotArgs(this.keys, this.ttlMs, scope, task, expectedVersion, seq);
+    const { keys, args } = snapshotArgs(this.keys, this.retention, scope, task, expectedVersion, seq);
     const version = await redisCall(() => SAVE_TASK.run(this.redis, [keys.task, ...keys.indexes], args));
     if (Number(version) <= 0) throw new ConcurrentTaskUpdateError(task.id);
     return { task, scope, seq, version: Number(version) };
