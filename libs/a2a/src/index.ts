@@ -17,7 +17,7 @@ export type { EgressPolicyOptions } from './net/egress-policy.js';
 export { REDIS_FAIL_FAST_OPTIONS } from './redis/redis-connection.js';
 export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
-export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
+export type { A2AHttpServerOptions } from './server/http-server-options.js';
 
 // agents: the decorator and the executor API
 export { A2AAgent, type A2AAgentOptions, type ExtendedAgentCardProvider, type ExtendedCardFields } from './server/a2a-agent.decorator.js';

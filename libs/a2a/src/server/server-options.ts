@@ -9,7 +9,7 @@ import { DEFAULT_DECODE_LIMITS } from '../protocol/codec.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import type { AgentProvider } from '../protocol/types.js';
 import type { A2ACallerResolver } from './caller-resolver.js';
-import type { ResolvedHttpServerOptions } from './http/http-server-timeouts.js';
+import type { ResolvedHttpServerOptions } from './http-server-options.js';
 
 /** @publicApi */
 export interface A2ACardOptions {
