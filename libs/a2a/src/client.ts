@@ -47,7 +47,8 @@ export { A2AClientPool, type PoolKey } from './client/peers/client-pool.js';
 export { InjectA2AClient, getA2AClientToken } from './config/a2a.constants.js';
 
 // peers as tools: credentials by name, approval of every call
-export { APP_SCOPE, PeerToolProvider, type PeerDiagnostics, type PeerTool, type PeerToolInvocation } from './client/peers/peer-tool-provider.js';
+export { APP_SCOPE, PeerToolProvider } from './client/peers/peer-tool-provider.js';
+export type { PeerDiagnostics, PeerTool, PeerToolInvocation } from './client/peers/peer-tool.js';
 export { PEER_TOOL_SEPARATOR, peerToolName, type PeerToolArgs, type PeerToolResult, type PeerToolSpec } from './client/peers/peer-tool-specs.js';
 export {
   PeerToolError,
