@@ -39,7 +39,8 @@ export {
 } from './protocol/card-verification.js';
 
 // the egress (SSRF) policy every URL a stranger gave passes, and what it refuses with
-export { EgressPolicy, type EgressLookup, type EgressPolicyOptions } from './net/egress-policy.js';
+export { EgressPolicy, type EgressPolicyOptions } from './net/egress-policy.js';
+export type { EgressLookup } from './net/egress-lookup.js';
 export { EgressError, EgressRefusedError, EgressRequestError, type EgressRefusalReason } from './net/egress-errors.js';
 
 // several clients, and the injectable client of a configured peer
