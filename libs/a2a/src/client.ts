@@ -4,6 +4,8 @@
  * `PeerToolProvider` that turns configured peers into tools, with credentials by name and the
  * approval of every call. Anything not exported here may change. The A2A errors a peer answers
  * with (`TaskNotFoundError` ...) and the wire types come from `nestjs-a2a`.
+ *
+ * @module nestjs-a2a/client
  */
 
 // one remote agent

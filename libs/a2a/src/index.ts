@@ -2,6 +2,8 @@
  * `nestjs-a2a`: publishing agents. The module and its options, the decorators, the executor API,
  * the errors and the wire types. Calling other agents is `nestjs-a2a/client`; test helpers are
  * `nestjs-a2a/testing`. Anything not exported from an entry may change.
+ *
+ * @module nestjs-a2a
  */
 
 // the module and its options
