@@ -1,5 +1,5 @@
 /** The per-task event log: the single ordered record every consumer projects from. */
-import { isTerminalState, type StreamResponse, type TaskState } from '../protocol/types.js';
+import { isTerminalState, type StreamResponse } from '../protocol/types.js';
 
 /** @publicApi */
 export interface LoggedEvent {
@@ -26,15 +26,9 @@ export interface EventLog {
   follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;
 }
 
-/** The state this event puts its task in, if it says one (a status update or a task). */
-export function stateOfEvent(event: StreamResponse): TaskState | undefined {
-  if ('statusUpdate' in event) return event.statusUpdate.status.state;
-  if ('task' in event) return event.task.status.state;
-  return undefined;
-}
-
 /** Does this event end its task? Then its log is kept for the retention time only. */
 export function isTerminalEvent(event: StreamResponse): boolean {
-  const state = stateOfEvent(event);
-  return state !== undefined && isTerminalState(state);
+  if ('statusUpdate' in event) return isTerminalState(event.statusUpdate.status.state);
+  if ('task' in event) return isTerminalState(event.task.status.state);
+  return false;
 }

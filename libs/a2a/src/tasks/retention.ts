@@ -1,5 +1,4 @@
-/** Bounded keeping of tasks: at most N finished (in memory), for at most T ms; interrupted ones for at most T' ms. */
-import { isInterruptedState, isTerminalState, type TaskState } from '../protocol/types.js';
+/** Bounded keeping of tasks for the in-memory store and log: at most N finished, for at most T ms. */
 
 /** @publicApi */
 export interface RetentionOptions {
@@ -17,17 +16,6 @@ export interface RetentionOptions {
 
 export const DEFAULT_RETENTION: RetentionOptions = { ttlMs: 60 * 60 * 1000, maxTerminalTasks: 10_000 };
 export const DEFAULT_INTERRUPTED_TTL_MS = 24 * 60 * 60 * 1000;
-
-/**
- * How long a task in `state` is kept from now, in milliseconds, or 0 when it is not to expire
- * (submitted or working: a turn holds it). A backend that stores outside the process (Redis) sets
- * this as the TTL of the task and its log at every write.
- */
-export function expiryOf(retention: Pick<RetentionOptions, 'ttlMs' | 'interruptedTtlMs'>, state: TaskState): number {
-  if (isTerminalState(state)) return retention.ttlMs;
-  if (isInterruptedState(state)) return retention.interruptedTtlMs ?? DEFAULT_INTERRUPTED_TTL_MS;
-  return 0;
-}
 
 /** Tracks keys in the order they entered a state (finished, interrupted) and tells its owner which to drop. */
 export class TerminalRetention {

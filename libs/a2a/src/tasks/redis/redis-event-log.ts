@@ -11,8 +11,7 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { StreamResponse } from '../../protocol/types.js';
-import { stateOfEvent, type EventLog, type LoggedEvent } from '../event-log.js';
-import { expiryOf, type RetentionOptions } from '../retention.js';
+import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
@@ -77,7 +76,7 @@ interface PendingRead {
 export class RedisEventLog implements EventLog {
   private readonly logger = new Logger(RedisEventLog.name);
   private readonly keys: RedisTaskKeys;
-  private readonly retention: RetentionOptions;
+  private readonly ttlMs: number;
   /** Followed logs by stream key. */
   private readonly feeds = new Map<string, Feed>();
   private closed = false;
@@ -101,14 +100,15 @@ export class RedisEventLog implements EventLog {
   ) {
     assertRedisBackendUsable(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
-    this.retention = options.retention;
+    this.ttlMs = options.retention.ttlMs;
   }
 
-  /** Appends one event; a status event sets the log's expiry as the task's (finished, interrupted, or none), another keeps it. */
   async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
-    const state = stateOfEvent(event);
-    const expiresInMs = state === undefined ? -1 : expiryOf(this.retention, state);
-    const seq = Number(await redisCall(() => APPEND_EVENT.run(this.redis, [this.keys.log(taskId)], [expectedSeq, JSON.stringify(event), expiresInMs])));
+    const seq = Number(
+      await redisCall(() =>
+        APPEND_EVENT.run(this.redis, [this.keys.log(taskId)], [expectedSeq, JSON.stringify(event), isTerminalEvent(event) ? '1' : '0', this.ttlMs]),
+      ),
+    );
     if (seq < 0) throw new ConcurrentTaskUpdateError(taskId);
     return seq;
   }

@@ -7,7 +7,6 @@ import type { Redis } from 'ioredis';
 import { isTerminalState } from '../../protocol/types.js';
 import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
-import type { RetentionOptions } from '../retention.js';
 import type { TaskBackend, TaskWrite } from '../task-backend.js';
 import { ConcurrentTaskUpdateError, type StoredTask } from '../task-store.js';
 import { RedisEventLog } from './redis-event-log.js';
@@ -28,7 +27,7 @@ export class RedisTaskBackend implements TaskBackend {
   readonly log: RedisEventLog;
   readonly coordinator: RedisTaskCoordinator;
   private readonly keys: RedisTaskKeys;
-  private readonly retention: RetentionOptions;
+  private readonly ttlMs: number;
 
   /** @throws A2AConfigurationError when the client or the options cannot work (see `assertRedisBackendUsable`) */
   constructor(
@@ -39,7 +38,7 @@ export class RedisTaskBackend implements TaskBackend {
     this.log = new RedisEventLog(redis, options);
     this.coordinator = new RedisTaskCoordinator(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
-    this.retention = options.retention;
+    this.ttlMs = options.retention.ttlMs;
   }
 
   async commit({ scope, current, events, next }: TaskWrite): Promise<StoredTask> {
@@ -53,7 +52,7 @@ export class RedisTaskBackend implements TaskBackend {
     if (ends) this.coordinator.abandon(taskId);
     else if (creates) this.coordinator.adopt(taskId);
     try {
-      const { keys, args } = snapshotArgs(this.keys, this.retention, scope, next, current?.version ?? 0, current?.seq ?? 0);
+      const { keys, args } = snapshotArgs(this.keys, this.ttlMs, scope, next, current?.version ?? 0, current?.seq ?? 0);
       const claim = [this.coordinator.instanceId, this.coordinator.leaseMs, creates ? '1' : '0'];
       const reply = (await redisCall(() =>
         COMMIT_EVENTS.run(

@@ -8,9 +8,7 @@ export interface RedisTaskBackendOptions {
   /** Prepended to every key (default `a2a:`). Give each app (or test run) sharing a Redis its own. */
   keyPrefix?: string;
   /**
-   * How long a terminal task and its log are kept (`ttlMs`), and an interrupted one (INPUT_REQUIRED,
-   * AUTH_REQUIRED) left without a new message (`interruptedTtlMs`, default 24 h): both expire in
-   * Redis (key TTLs), and a task that goes on no longer expires. `maxTerminalTasks` bounds process memory
+   * How long a terminal task and its log are kept (`ttlMs`). `maxTerminalTasks` bounds process memory
    * and applies to the in-memory backends only: in Redis the TTL bounds what is kept (finishing rate ×
    * ttl), the operator sizes Redis for it, and a count cap shared by every instance would evict tasks
    * one instance still serves because of the load of another.
@@ -34,10 +32,6 @@ export function assertRedisBackendUsable(redis: Redis, options: RedisTaskBackend
   if (options.keyPrefix !== undefined && typeof options.keyPrefix !== 'string') problems.push('keyPrefix must be a string');
   if (!Number.isInteger(options.retention?.ttlMs) || options.retention.ttlMs <= 0) {
     problems.push('retention.ttlMs must be a positive integer (milliseconds)');
-  }
-  const { interruptedTtlMs } = options.retention ?? {};
-  if (interruptedTtlMs !== undefined && (!Number.isInteger(interruptedTtlMs) || interruptedTtlMs <= 0)) {
-    problems.push('retention.interruptedTtlMs must be a positive integer (milliseconds)');
   }
   if (problems.length > 0) throw new A2AConfigurationError(problems);
 }

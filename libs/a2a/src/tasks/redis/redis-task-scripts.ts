@@ -6,7 +6,6 @@
 import { isTerminalState, type Task } from '../../protocol/types.js';
 import { LuaScript } from '../../redis/lua-script.js';
 import { sortKeyOf } from '../list-cursor.js';
-import { expiryOf, type RetentionOptions } from '../retention.js';
 import type { TaskScope } from '../task-store.js';
 import { TIME_KEY_LENGTH, timeKey, type RedisTaskKeys } from './redis-task-keys.js';
 
@@ -18,7 +17,7 @@ local function now_ms()
 end
 
 -- Takes a task off the expiring sets; with remove_indexes, also out of the indexes it was in when it
--- began to expire (its snapshot, which names them, is gone or about to be). A task is on the
+-- became terminal (its snapshot, which names them, is gone or about to be). A task is on the
 -- expiring sets exactly when it has an expiring-info entry (the scripts write and remove them together).
 local function forget(prefix, id, remove_indexes)
   local info_key = prefix .. 'expiring-info'
@@ -35,7 +34,7 @@ local function forget(prefix, id, remove_indexes)
   end
 end
 
--- A finished or interrupted task whose time is up: everything about it goes (its log expires on its own).
+-- A terminal task whose time is up: everything about it goes.
 local function expire(prefix, id)
   forget(prefix, id, true)
   redis.call('DEL', prefix .. 'task:' .. id)
@@ -46,10 +45,8 @@ end
  * refused(current, expected, sk): whether a write expecting `expected` must be refused, given
  * `current` = HMGET task_key version sk tk idx: another version, or the task belongs to another scope.
  *
- * save_snapshot(current, task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, ttl):
- * writes a snapshot that `refused` let through and keeps the indexes exact; with `ttl` > 0 (a
- * finished or interrupted task, see `expiryOf`) it expires that long from now, with 0 it does not
- * expire. Returns the new version.
+ * save_snapshot(current, task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl):
+ * writes a snapshot that `refused` let through and keeps the indexes exact. Returns the new version.
  * The indexes are rewritten only when the task moves in them (status time, state or context
  * changed): an artifact update touches none.
  */
@@ -63,7 +60,7 @@ local function refused(current, expected, sk)
   return expected ~= 0
 end
 
-local function save_snapshot(current, task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, ttl)
+local function save_snapshot(current, task_key, index_keys, prefix, id, expected, sk, scope_json, task_json, seq, tk, terminal, ttl)
   local encoded_idx = cjson.encode(index_keys)
   local moved = true
   if current[1] then
@@ -82,7 +79,7 @@ local function save_snapshot(current, task_key, index_keys, prefix, id, expected
   end
   local version = expected + 1
   redis.call('HSET', task_key, 'task', task_json, 'scope', scope_json, 'sk', sk, 'seq', seq, 'version', version, 'tk', tk, 'idx', encoded_idx)
-  if tonumber(ttl) > 0 then
+  if terminal == '1' then
     -- PEXPIREAT and the expiring score share one instant, so "due" and "expired" agree exactly
     local at = now_ms() + tonumber(ttl)
     redis.call('PEXPIREAT', task_key, at)
@@ -90,7 +87,7 @@ local function save_snapshot(current, task_key, index_keys, prefix, id, expected
     redis.call('ZADD', prefix .. 'expiring:' .. sk, at, id)
     redis.call('HSET', prefix .. 'expiring-info', id, cjson.encode({ sk = sk, tk = tk, idx = index_keys }))
   elseif current[1] and redis.call('PTTL', task_key) > 0 then
-    -- interrupted (or terminal) before, live again: it no longer expires
+    -- terminal before, live again: it no longer expires
     redis.call('PERSIST', task_key)
     forget(prefix, id, false)
   end
@@ -99,13 +96,13 @@ end
 `;
 
 /**
- * append_events(log_key, expected_seq, events, ttl): appends the events (a list of JSON texts) when
- * the stream's last sequence number is the expected one; then the log expires after `ttl` when it
- * is > 0, no longer expires when it is 0, and keeps its expiry when it is negative. Returns the last
- * new sequence number, or -1 when the log has moved on (or was expected to exist and does not).
+ * append_events(log_key, expected_seq, events, terminal, ttl): appends the events (a list of JSON
+ * texts) when the stream's last sequence number is the expected one; with `terminal`, the log
+ * expires after `ttl`. Returns the last new sequence number, or -1 when the log has moved on (or
+ * was expected to exist and does not).
  */
 const APPEND = `
-local function append_events(log_key, expected_seq, events, ttl)
+local function append_events(log_key, expected_seq, events, terminal, ttl)
   if #events == 0 then return expected_seq end
   local last = 0
   local top = redis.call('XREVRANGE', log_key, '+', '-', 'COUNT', 1)
@@ -114,9 +111,7 @@ local function append_events(log_key, expected_seq, events, ttl)
   for i, event_json in ipairs(events) do
     redis.call('XADD', log_key, string.format('%d-0', expected_seq + i), 'e', event_json)
   end
-  local ms = tonumber(ttl)
-  if ms > 0 then redis.call('PEXPIRE', log_key, ms)
-  elseif ms == 0 then redis.call('PERSIST', log_key) end
+  if terminal == '1' then redis.call('PEXPIRE', log_key, ttl) end
   return expected_seq + #events
 end
 `;
@@ -150,25 +145,15 @@ for i = ${from}, #KEYS do index_keys[#index_keys + 1] = KEYS[i] end`;
 }
 
 /**
- * Reads a snapshot for one scope: KEYS[1] the task hash, ARGV[1] the scope key. Returns
- * [taskJson, scopeJson, seq, version], or nil when the task is missing or another scope's: the
- * scope is checked before anything of the snapshot is read, so both cost the same.
- */
-export const GET_TASK = new LuaScript(`
-if redis.call('HGET', KEYS[1], 'sk') ~= ARGV[1] then return nil end
-return redis.call('HMGET', KEYS[1], 'task', 'scope', 'seq', 'version')
-`);
-
-/**
  * Writes a snapshot (see save_snapshot). KEYS[1] the task hash, KEYS[2..] the indexes the new
  * snapshot belongs to. ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, seq,
- * timeKey, terminal (1/0), expiresInMs (0: never). Returns the new version, or 0 when refused.
+ * timeKey, terminal (1/0), ttlMs. Returns the new version, or 0 when refused.
  */
 export const SAVE_TASK = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}
 ${indexKeys(2)}
 local current = read_snapshot(KEYS[1])
 if refused(current, tonumber(ARGV[3]), ARGV[4]) then return 0 end
-return save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[10])
+return save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
 `);
 
 /**
@@ -179,7 +164,7 @@ return save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(AR
  * KEYS[1] the task hash, KEYS[2] the log, KEYS[3] the lease, KEYS[4] the claims hash, KEYS[5..]
  * the indexes of the new snapshot.
  * ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, expectedSeq, timeKey,
- * terminal (1/0), expiresInMs (0: never), instanceId ('' for none), leaseMs, takeClaim (1/0), eventJson1, ….
+ * terminal (1/0), ttlMs, instanceId ('' for none), leaseMs, takeClaim (1/0), eventJson1, ….
  * Returns [version, seq of the last event]; [0, 0] when the snapshot refused, [-1, -1] when the log refused.
  */
 export const COMMIT_EVENTS = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}${APPEND}${CLAIM_FUNCTIONS}
@@ -188,10 +173,10 @@ local current = read_snapshot(KEYS[1])
 if refused(current, tonumber(ARGV[3]), ARGV[4]) then return { 0, 0 } end
 local events = {}
 for i = 14, #ARGV do events[#events + 1] = ARGV[i] end
--- the log expires (or stops expiring) with its snapshot: the state after the batch decides
-local seq = append_events(KEYS[2], tonumber(ARGV[7]), events, ARGV[10])
+-- only the last event can end the task: the log's expiry goes with the batch
+local seq = append_events(KEYS[2], tonumber(ARGV[7]), events, ARGV[9], ARGV[10])
 if seq < 0 then return { -1, -1 } end
-local version = save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[10])
+local version = save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[9], ARGV[10])
 local instance = ARGV[11]
 if instance ~= '' then
   local take, ends = ARGV[13] == '1', ARGV[9] == '1'
@@ -203,7 +188,17 @@ return { version, seq }
 `);
 
 /**
- * One page of ListTasks, counted exactly: first the scope's expired tasks (finished or interrupted) are
+ * Reads a snapshot for one scope: KEYS[1] the task hash, ARGV[1] the scope key. Returns
+ * [taskJson, scopeJson, seq, version], or nil when the task is missing or another scope's: the
+ * scope is checked before anything of the snapshot is read, so both cost the same.
+ */
+export const GET_TASK = new LuaScript(`
+if redis.call('HGET', KEYS[1], 'sk') ~= ARGV[1] then return nil end
+return redis.call('HMGET', KEYS[1], 'task', 'scope', 'seq', 'version')
+`);
+
+/**
+ * One page of ListTasks, counted exactly: first the scope's terminal tasks whose time is up are
  * removed (snapshot and index entries), then the count and the page are read in the same atomic step.
  * KEYS[1] the index answering the query.
  * ARGV prefix, scopeKey, min (lex bound: '-' or '[<timeKey>'), max ('+' or '(<cursor member>'), pageSize.
@@ -227,7 +222,7 @@ return reply
 `);
 
 /**
- * Removes up to ARGV[2] finished or interrupted tasks whose time is up, across all scopes (ARGV[1] the prefix).
+ * Removes up to ARGV[2] terminal tasks whose time is up, across all scopes (ARGV[1] the prefix).
  * Returns how many went.
  */
 export const SWEEP_EXPIRED = new LuaScript(`${COMMON}
@@ -239,18 +234,18 @@ return #due
 
 /**
  * Appends one event to a task's stream (see append_events).
- * KEYS[1] the stream. ARGV expectedSeq, eventJson, expiresInMs (> 0: expire, 0: never, < 0: as it was).
+ * KEYS[1] the stream. ARGV expectedSeq, eventJson, terminal (1/0), ttlMs.
  */
 export const APPEND_EVENT = new LuaScript(`${APPEND}
-return append_events(KEYS[1], tonumber(ARGV[1]), { ARGV[2] }, ARGV[3])
+return append_events(KEYS[1], tonumber(ARGV[1]), { ARGV[2] }, ARGV[3], ARGV[4])
 `);
 
 /**
  * The keys and ARGV of a snapshot write, shared by SAVE_TASK and COMMIT_EVENTS (ARGV prefix, taskId,
- * expectedVersion, scopeKey, scopeJson, taskJson, seq, timeKey, terminal, expiresInMs). For a commit the
+ * expectedVersion, scopeKey, scopeJson, taskJson, seq, timeKey, terminal, ttlMs). For a commit the
  * seq slot carries the log's expected last sequence number: the script counts on from it.
  */
-export function snapshotArgs(keys: RedisTaskKeys, retention: RetentionOptions, scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
+export function snapshotArgs(keys: RedisTaskKeys, ttlMs: number, scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
   const scopeKey = keys.scope(scope);
   const state = task.status.state;
   const snapshot = { task: keys.task(task.id), indexes: keys.indexesOf(scopeKey, task.contextId, state) };
@@ -264,7 +259,7 @@ export function snapshotArgs(keys: RedisTaskKeys, retention: RetentionOptions, s
     seq,
     timeKey(statusTime(task)),
     isTerminalState(state) ? '1' : '0',
-    expiryOf(retention, state),
+    ttlMs,
   ];
   return { keys: snapshot, args };
 }

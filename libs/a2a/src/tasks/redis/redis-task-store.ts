@@ -6,7 +6,6 @@ import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { Task } from '../../protocol/types.js';
 import { decodeCursor, encodeCursor, type SortKey } from '../list-cursor.js';
-import { DEFAULT_INTERRUPTED_TTL_MS, type RetentionOptions } from '../retention.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
 import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
@@ -20,8 +19,7 @@ const SWEEP_BATCHES_PER_TICK = 20;
 
 /**
  * Task snapshots in Redis: one hash per task, sorted-set indexes per scope (and per contextId,
- * status, and both) for ListTasks, expiry of finished tasks after `retention.ttlMs` and of interrupted
- * ones after `retention.interruptedTtlMs`. Part of the
+ * status, and both) for ListTasks, expiry of terminal tasks after `retention.ttlMs`. Part of the
  * {@link RedisTaskBackend}, whose commits write snapshot and log together.
  *
  * `redis` is the app's command connection: this store never closes it. Give it the options of
@@ -31,7 +29,7 @@ const SWEEP_BATCHES_PER_TICK = 20;
 export class RedisTaskStore implements TaskStore {
   private readonly logger = new Logger(RedisTaskStore.name);
   private readonly keys: RedisTaskKeys;
-  private readonly retention: RetentionOptions;
+  private readonly ttlMs: number;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private sweepFailing = false;
@@ -42,9 +40,9 @@ export class RedisTaskStore implements TaskStore {
   ) {
     assertRedisBackendUsable(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
-    this.retention = options.retention;
+    this.ttlMs = options.retention.ttlMs;
     // ListTasks sweeps its own scope before counting; this timer bounds what scopes nobody lists leave behind
-    this.timer = setInterval(() => void this.sweep(), Math.min(this.retention.ttlMs, this.retention.interruptedTtlMs ?? DEFAULT_INTERRUPTED_TTL_MS, 60_000));
+    this.timer = setInterval(() => void this.sweep(), Math.min(this.ttlMs, 60_000));
     this.timer.unref();
   }
 
@@ -58,7 +56,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
-    const { keys, args } = snapshotArgs(this.keys, this.retention, scope, task, expectedVersion, seq);
+    const { keys, args } = snapshotArgs(this.keys, this.ttlMs, scope, task, expectedVersion, seq);
     const version = await redisCall(() => SAVE_TASK.run(this.redis, [keys.task, ...keys.indexes], args));
     if (Number(version) <= 0) throw new ConcurrentTaskUpdateError(task.id);
     return { task, scope, seq, version: Number(version) };
