@@ -26,7 +26,7 @@ const BUILT_IN_STRATEGIES: Record<(typeof BUILT_IN_CREDENTIAL_SCHEMES)[number], 
 /** Characters a header value cannot carry (a secret read from a file often ends with a newline: trimmed first). */
 const HEADER_UNSAFE = /[\0-\x08\x0a-\x1f\x7f]/;
 
-/** The credential side of {@link PeerToolProvider}: one per provider, asked at start-up and on every request. @internal */
+/** The credential side of `PeerToolProvider`: one per provider, asked at start-up and on every request. @internal */
 export class PeerCredentials {
   private readonly logger = new Logger('A2A');
   private readonly strategies = new Map<string, CredentialStrategy>(Object.entries(BUILT_IN_STRATEGIES));
