@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { SendMessageRequest, TaskState, type Message, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client, type TransportFactory } from '@a2a-js/sdk/client';
-import { rejectionOf } from '../libs/a2a/src/testing/thrown.js';
+import { rejectionOf } from 'nestjs-a2a/testing';
 import { APP_KINDS, buildApp, packLibrary, readmeAppFiles, readmeFirstCalls, startApp, type RunningConsumer } from './support/consumer-apps.js';
 
 const run = promisify(execFile);
@@ -100,10 +100,11 @@ describe('the packed nestjs-a2a in fresh apps', () => {
       const pkg = await manifest();
       expect(files.filter((f) => !f.startsWith('dist/') && !['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json'].includes(f))).toEqual([]);
       expect(files.filter((f) => /\.spec\.|\.e2e-spec\.|\.tsbuildinfo$/.test(f))).toEqual([]);
-      const testing = pkg.exports['./testing'];
-      const testingTarget = testing === undefined ? undefined : dirname(String(testing.import ?? testing.default ?? testing)).replace(/^\.\//, '');
-      const testingFiles = files.filter((f) => /(^|\/)testing\//.test(f));
-      expect(testingFiles.filter((f) => testingTarget === undefined || !f.startsWith(`${testingTarget}/`))).toEqual([]);
+      // the ./testing entry (dist/testing.js) and the folder of its modules (dist/testing/), nothing else named testing
+      const entry = String(pkg.exports['./testing'].import).replace(/^\.\//, '').replace(/\.js$/, '');
+      const testingFiles = files.filter((f) => /(^|\/)testing(\/|\.)/.test(f));
+      expect(testingFiles.length).toBeGreaterThan(0);
+      expect(testingFiles.filter((f) => !f.startsWith(`${entry}/`) && !f.startsWith(`${entry}.`))).toEqual([]);
     });
 
     it('maps every compiled file to sources it carries (no ../src that is not shipped)', async () => {

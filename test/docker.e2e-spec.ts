@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { ensureBuilt } from './support/built-demo.js';
 import { freePort } from './support/ports.js';
 

@@ -11,7 +11,7 @@ import { request as httpRequest, type IncomingMessage, type Server } from 'node:
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, userMessage, type Json } from './support/wire-client.js';

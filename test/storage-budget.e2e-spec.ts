@@ -5,6 +5,8 @@
  * sending large `/task` messages one after another exhausted the demo's heap.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { A2AModule, TaskBackend, type InMemoryTaskBackend } from 'nestjs-a2a';
@@ -43,6 +45,30 @@ describe('the demo, one caller sending large messages one after another', () => 
     expect((await get(ids[ids.length - 1])).status).toBe(200);
     expect(demo.child.exitCode).toBeNull();
     expect(demo.stderr()).not.toMatch(/heap out of memory/i);
+  }, 120_000);
+
+  it('refuses one caller whose questions (interrupted tasks, kept until answered) fill its budget: 429 with Retry-After; the process stays up, its memory bounded', async () => {
+    const big = 'x'.repeat(900 * KB);
+    let refused: Response | undefined;
+    let asked = 0;
+    // the default per-caller budget is 64 MiB: refused well before 200 questions of 900 KB
+    for (let i = 0; i < 200 && !refused; i++) {
+      const res = await send(JSON.stringify({ message: userMessage(`/ask ${big}`) }));
+      if (res.status === 200) {
+        expect(((await res.json()) as Json).task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+        asked++;
+      } else refused = res;
+    }
+    expect(refused?.status).toBe(429);
+    expect(refused?.headers.get('retry-after')).toBe('30');
+    expect(((await refused!.json()) as Json).error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(asked).toBeGreaterThanOrEqual(40);
+    expect(demo.child.exitCode).toBeNull();
+    expect((await fetch(`${demo.url}/.well-known/agent-card.json`)).status).toBe(200);
+    // what the process holds: the 64 MiB budget within a 160 MB heap, not the 4 GB an unbounded store reached
+    const rssKb = Number((await promisify(execFile)('ps', ['-o', 'rss=', '-p', String(demo.child.pid)])).stdout.trim());
+    expect(rssKb).toBeGreaterThan(0);
+    expect(rssKb).toBeLessThan(400 * KB);
   }, 120_000);
 
   it.each(['application/json', 'application/a2a+json'])('answers a body over the default 1 MiB limit with 413 (%s), on both bindings', async (type) => {

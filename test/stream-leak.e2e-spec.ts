@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { waitUntil } from '../libs/a2a/src/testing/wait-until.js';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { ensureBuilt } from './support/built-demo.js';
 import { V1, jsonRpcClient, userMessage } from './support/wire-client.js';

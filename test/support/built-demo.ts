@@ -8,7 +8,7 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { waitUntil } from '../../libs/a2a/src/testing/wait-until.js';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { freePort } from './ports.js';
 
 const ROOT = process.cwd();

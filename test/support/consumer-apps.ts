@@ -9,7 +9,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { waitUntil } from '../../libs/a2a/src/testing/wait-until.js';
+import { waitUntil } from 'nestjs-a2a/testing';
 import { freePort } from './ports.js';
 
 const run = promisify(execFile);

@@ -14,7 +14,7 @@ import type { ToolApproval } from './client/peers/tool-approval.js';
 import { isPlainObject } from './protocol/json-value.js';
 import { PushOptionsDto, resolvePushOptions, type A2APushOptions, type ResolvedPushOptions } from './push/push-options.js';
 import type { A2APathOptions } from './server/a2a-paths.js';
-import { HttpServerOption, withHttpServerDefaults, type A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
+import { HttpServerOption, withHttpServerDefaults, type A2AHttpServerOptions } from './server/http-server-options.js';
 import {
   CardDto,
   LimitsDto,

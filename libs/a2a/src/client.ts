@@ -4,6 +4,8 @@
  * `PeerToolProvider` that turns configured peers into tools, with credentials by name and the
  * approval of every call. Anything not exported here may change. The A2A errors a peer answers
  * with (`TaskNotFoundError` ...) and the wire types come from `nestjs-a2a`.
+ *
+ * @module nestjs-a2a/client
  */
 
 // one remote agent
@@ -39,7 +41,8 @@ export {
 } from './protocol/card-verification.js';
 
 // the egress (SSRF) policy every URL a stranger gave passes, and what it refuses with
-export { EgressPolicy, type EgressLookup, type EgressPolicyOptions } from './net/egress-policy.js';
+export { EgressPolicy, type EgressPolicyOptions } from './net/egress-policy.js';
+export type { EgressLookup } from './net/egress-lookup.js';
 export { EgressError, EgressRefusedError, EgressRequestError, type EgressRefusalReason } from './net/egress-errors.js';
 
 // several clients, and the injectable client of a configured peer
@@ -47,7 +50,8 @@ export { A2AClientPool, type PoolKey } from './client/peers/client-pool.js';
 export { InjectA2AClient, getA2AClientToken } from './config/a2a.constants.js';
 
 // peers as tools: credentials by name, approval of every call
-export { APP_SCOPE, PeerToolProvider, type PeerDiagnostics, type PeerTool, type PeerToolInvocation } from './client/peers/peer-tool-provider.js';
+export { APP_SCOPE, PeerToolProvider } from './client/peers/peer-tool-provider.js';
+export type { PeerDiagnostics, PeerTool, PeerToolInvocation } from './client/peers/peer-tool.js';
 export { PEER_TOOL_SEPARATOR, peerToolName, type PeerToolArgs, type PeerToolResult, type PeerToolSpec } from './client/peers/peer-tool-specs.js';
 export {
   PeerToolError,

@@ -2,6 +2,8 @@
  * `nestjs-a2a`: publishing agents. The module and its options, the decorators, the executor API,
  * the errors and the wire types. Calling other agents is `nestjs-a2a/client`; test helpers are
  * `nestjs-a2a/testing`. Anything not exported from an entry may change.
+ *
+ * @module nestjs-a2a
  */
 
 // the module and its options
@@ -17,7 +19,7 @@ export type { EgressPolicyOptions } from './net/egress-policy.js';
 export { REDIS_FAIL_FAST_OPTIONS } from './redis/redis-connection.js';
 export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
-export type { A2AHttpServerOptions } from './server/http/http-server-timeouts.js';
+export type { A2AHttpServerOptions } from './server/http-server-options.js';
 
 // health: readiness of the module's connections and workers, and shutdown (for @nestjs/terminus)
 export { A2AHealthIndicator, type A2AHealthReport, type A2AHealthResult } from './a2a-health.indicator.js';

@@ -3,6 +3,8 @@
  * use it. Real servers on 127.0.0.1 only, no mocks: a webhook receiver for push notifications, HTTP
  * servers that record every connection (to prove a refused URL was never dialled), a DNS stand-in
  * for egress policies, and small helpers for what a test cannot await.
+ *
+ * @module nestjs-a2a/testing
  */
 
 // waiting and catching

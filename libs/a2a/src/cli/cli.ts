@@ -25,6 +25,9 @@ import { PermissionDeniedError, UnauthenticatedError } from '../protocol/errors.
 import { TASK_STATES, type AgentCard, type StreamResponse, type TaskState } from '../protocol/types.js';
 import { UsageError, intOf, parseArgs, valueOf, type ParsedArgs } from './args.js';
 import { formatCard, formatEvent, formatResponse, formatTask, formatTaskList, formatTools } from './format.js';
+import { ARITY, EXIT_CODES, USAGE, exitOf } from './usage.js';
+
+export { EXIT_CODES } from './usage.js';
 
 /** Where the CLI writes and what it reads. */
 export interface CliIo {
@@ -34,82 +37,6 @@ export interface CliIo {
   /** Aborts the call in flight (Ctrl-C). */
   signal?: AbortSignal;
 }
-
-export const USAGE = `Usage: nestjs-a2a <command> [options]
-
-Commands:
-  card <url>                  the agent's card
-  send <url> <text>           SendMessage: prints the reply (a message, or the task)
-  stream <url> <text>         SendStreamingMessage: prints the events as they arrive
-  get <url> <task-id>         GetTask
-  list <url>                  ListTasks
-  cancel <url> <task-id>      CancelTask
-  subscribe <url> <task-id>   SubscribeToTask: prints the events as they arrive
-  tools <url>                 the tools PeerToolProvider would expose for this agent
-
-<url> is the agent's origin or base URL (the well-known card path is appended) or its card URL.
-
-Options:
-  --json                      machine-readable output: one JSON value per line
-  --binding jsonrpc|rest      use this binding when the card offers it
-  --tenant <tenant>           the tenant of every request
-  --header <name:value>       an extra request header (repeatable; never a secret: see below)
-  --bearer-env <VAR>          send "Authorization: Bearer $VAR"
-  --api-key-env <VAR>         send $VAR in the --api-key-header header
-  --api-key-header <name>     the header of --api-key-env (default X-API-Key)
-  --credential-origin <url>   headers may also go to this origin, when the card names an
-                              interface there (repeatable; by default only to <url>'s origin)
-  --timeout <ms>              budget of one call, until a stream opens (default 60000)
-  --context <id>              send, stream: the contextId of the message
-  --task <id>                 send, stream: continue this task
-  --return-immediately        send: answer as soon as the task exists
-  --history <n>               get: how much history to return
-  --status <state>            list: only tasks in this state (working, TASK_STATE_WORKING …)
-  --page-size <n>             list: tasks per page
-  --page-token <token>        list: the page after a previous one
-  --last-event-id <id>        subscribe: resume after this event (no snapshot)
-  --name <peer>               tools: the peer's name (default: from the card)
-  --allow <glob>              tools: only skills whose id matches (repeatable; default *)
-  --allow-http                allow http:// URLs beyond the one you gave (development)
-  --allow-private             allow loopback and private addresses beyond the one you gave (development)
-  -h, --help                  this text
-
-The <url> you give is trusted as typed (http, a local or private address: a notice on stderr says
-so); every other URL its card names must be https and public unless --allow-http/--allow-private.
-
-Exit codes:
-  0  done (send, stream, subscribe, get: the task is COMPLETED, or waits for input)
-  1  the call failed (its error on stderr; refused credentials name the flag to use)
-  2  usage
-  3  the task ended FAILED       (send, stream, subscribe, get)
-  4  the task ended REJECTED     (send, stream, subscribe, get)
-  5  the task ended CANCELED     (send, stream, subscribe, get; cancel exits 0)
-  130 interrupted (Ctrl-C)
-A closed output (| head) ends the command quietly.
-`;
-
-/** The exit status of each outcome, as `--help` and the README list them. */
-export const EXIT_CODES = { done: 0, failed: 1, usage: 2, taskFailed: 3, taskRejected: 4, taskCanceled: 5, interrupted: 130 } as const;
-
-/** A task that ended this way makes the command exit with its own status. */
-const EXIT_OF_STATE: Partial<Record<TaskState, number>> = {
-  TASK_STATE_FAILED: EXIT_CODES.taskFailed,
-  TASK_STATE_REJECTED: EXIT_CODES.taskRejected,
-  TASK_STATE_CANCELED: EXIT_CODES.taskCanceled,
-};
-
-const exitOf = (state: TaskState | undefined): number => (state === undefined ? EXIT_CODES.done : (EXIT_OF_STATE[state] ?? EXIT_CODES.done));
-
-const ARITY: Record<string, { positionals: number; variadicText?: boolean; usage: string }> = {
-  card: { positionals: 1, usage: 'card <url>' },
-  send: { positionals: 2, variadicText: true, usage: 'send <url> <text>' },
-  stream: { positionals: 2, variadicText: true, usage: 'stream <url> <text>' },
-  get: { positionals: 2, usage: 'get <url> <task-id>' },
-  list: { positionals: 1, usage: 'list <url>' },
-  cancel: { positionals: 2, usage: 'cancel <url> <task-id>' },
-  subscribe: { positionals: 2, usage: 'subscribe <url> <task-id>' },
-  tools: { positionals: 1, usage: 'tools <url>' },
-};
 
 /** Headers that carry credentials: they come from the environment, never from the command line. */
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|api-key|x-auth-token)$|token|secret|key/i;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { InvalidAgentResponseError } from '../protocol/errors.js';
-import { agentCardUrl, freshnessLifetimeMs, readAgentCard } from './card-resolver.js';
+import { agentCardUrl, readAgentCard } from './card-resolver.js';
+import { freshnessLifetimeMs } from './http-freshness.js';
 
 describe('agentCardUrl', () => {
   it.each([

@@ -1,5 +1,3 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import {
   type AddressRefusal,
@@ -11,22 +9,11 @@ import {
   parseIpAddress,
 } from './address-classification.js';
 import { EgressRefusedError, type EgressRefusalReason, InvalidEgressPolicyError } from './egress-errors.js';
+import { DEFAULT_DNS_TIMEOUT_MS, lookupWithTimeout, systemLookup, type EgressLookup, type ResolvedAddress } from './egress-lookup.js';
+import { normaliseName, parseHostRule, type HostRule } from './host-rules.js';
 import { Check } from '../config/option-validation.js';
 import { isPlainObject } from '../protocol/json-value.js';
 import { redactUrl } from './redact-url.js';
-
-/** One address a name resolved to. */
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-/**
- * Resolves a hostname to every address it has. Injectable so tests never touch real DNS; the default
- * is the system resolver (`dns.lookup`, `all: true`, in resolver order), the one `net.connect` uses.
- * @publicApi
- */
-export type EgressLookup = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 /** @publicApi */
 export interface EgressPolicyOptions {
@@ -67,10 +54,6 @@ export interface EgressPolicyOptions {
   dnsTimeoutMs?: number;
 }
 
-type HostRule = { kind: 'name'; name: string } | { kind: 'suffix'; suffix: string } | { kind: 'cidr'; range: [IpAddress, number] };
-
-const DEFAULT_DNS_TIMEOUT_MS = 5_000;
-
 /** Reasons that `allowPrivate` waives. */
 const PRIVATE_REASONS: ReadonlySet<EgressRefusalReason> = new Set([
   'loopback',
@@ -80,12 +63,6 @@ const PRIVATE_REASONS: ReadonlySet<EgressRefusalReason> = new Set([
   'carrier-grade-nat',
 ]);
 
-/** The system resolver, every address, in the order the resolver gives them. */
-export const systemLookup: EgressLookup = async (hostname) => {
-  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
-  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-};
-
 /** `http://Host:80/path` → `http://host`; undefined for anything but an http(s) URL. */
 function originOf(url: string): string | undefined {
   try {
@@ -94,10 +71,6 @@ function originOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function normaliseName(hostname: string): string {
-  return hostname.toLowerCase().replace(/\.+$/, '');
 }
 
 function isLocalhostName(name: string): boolean {
@@ -287,7 +260,7 @@ export class EgressPolicy {
     const nameRefusal = trusted ? undefined : this.nameRefusal(name);
     if (nameRefusal !== undefined) throw new EgressRefusedError(nameRefusal.reason, `egress refused: ${nameRefusal.detail}`);
 
-    const answers = await this.lookupWithTimeout(name, lookup);
+    const answers = await lookupWithTimeout(name, lookup, this.dnsTimeoutMs);
     const nameAllowed = this.nameAllowListed(normaliseName(name));
     const seen = new Set<string>();
     const checked: ResolvedAddress[] = [];
@@ -306,29 +279,6 @@ export class EgressPolicy {
       }
     }
     return checked;
-  }
-
-  private async lookupWithTimeout(name: string, lookup: EgressLookup): Promise<readonly ResolvedAddress[]> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new EgressRefusedError('dns', `egress refused: resolving ${name} took longer than ${this.dnsTimeoutMs} ms`)),
-        this.dnsTimeoutMs,
-      );
-      // The resolver keeps the process alive while it works; this guard alone should not.
-      timer.unref();
-    });
-    try {
-      const answers = await Promise.race([lookup(name), timeout]);
-      if (answers.length === 0) throw new EgressRefusedError('dns', `egress refused: ${name} resolves to no address`);
-      return answers;
-    } catch (err) {
-      if (err instanceof EgressRefusedError) throw err;
-      const code = (err as { code?: unknown } | null)?.code;
-      throw new EgressRefusedError('dns', `egress refused: ${name} does not resolve${typeof code === 'string' ? ` (${code})` : ''}`);
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private portProblem(port: number): string | undefined {
@@ -386,31 +336,6 @@ export class EgressPolicy {
     if (refusal !== undefined && this.allowPrivate && PRIVATE_REASONS.has(refusal.reason)) return undefined;
     return refusal;
   }
-}
-
-function parseHostRule(entry: string): HostRule | undefined {
-  const text = entry.trim();
-  if (text.includes('/')) {
-    try {
-      const [net, bits] = ipaddr.parseCIDR(text);
-      return { kind: 'cidr', range: [net, bits] };
-    } catch {
-      return undefined;
-    }
-  }
-  const ip = parseIpAddress(text);
-  if (ip !== undefined) return { kind: 'cidr', range: [ip.parsed, ip.parsed.kind() === 'ipv4' ? 32 : 128] };
-  const wildcard = text.startsWith('*.');
-  const bare = wildcard ? text.slice(2) : text;
-  if (bare === '' || /[\s/?#@:\\%*]/.test(bare)) return undefined;
-  let name: string;
-  try {
-    name = normaliseName(new URL(`http://${bare}/`).hostname);
-  } catch {
-    return undefined;
-  }
-  if (name === '' || isIP(name) !== 0) return undefined;
-  return wildcard ? { kind: 'suffix', suffix: `.${name}` } : { kind: 'name', name };
 }
 
 /**

@@ -1,7 +1,8 @@
 import { isIP, type Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Agent, buildConnector, errors } from 'undici';
-import type { EgressLookup, EgressPolicy, ResolvedAddress } from './egress-policy.js';
+import type { EgressLookup, ResolvedAddress } from './egress-lookup.js';
+import type { EgressPolicy } from './egress-policy.js';
 
 /** TLS settings a caller may add (private CAs, client certificates for mTLS). Verification stays on. */
 export type PinnedTlsOptions = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'pfx' | 'passphrase' | 'minVersion' | 'ciphers'>;

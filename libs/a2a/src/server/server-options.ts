@@ -10,7 +10,7 @@ import { isPlainObject } from '../protocol/json-value.js';
 import type { AgentProvider } from '../protocol/types.js';
 import { DEFAULT_MAX_CONTEXT_ID_LENGTH } from '../tasks/engine/task-manager.js';
 import type { A2ACallerResolver } from './caller-resolver.js';
-import type { ResolvedHttpServerOptions } from './http/http-server-timeouts.js';
+import type { ResolvedHttpServerOptions } from './http-server-options.js';
 
 /** @publicApi */
 export interface A2ACardOptions {

@@ -4,7 +4,7 @@
  * real resolver.
  */
 import { isIP } from 'node:net';
-import type { EgressLookup, ResolvedAddress } from '../net/egress-policy.js';
+import type { EgressLookup, ResolvedAddress } from '../net/egress-lookup.js';
 
 /** An answer that never comes (a resolver that hangs). */
 export const NEVER = Symbol('never answers');

@@ -24,27 +24,18 @@ import type { PinnedDispatcher } from '../../net/pinned-dispatcher.js';
 import { redactUrl, redactUrlsIn } from '../../net/redact-url.js';
 import { CardSignatureError } from '../../protocol/card-verification.js';
 import { InternalError, InvalidAgentResponseError, UnavailableError } from '../../protocol/errors.js';
-import type { JsonObject } from '../../protocol/types.js';
 import { A2AClient } from '../a2a-client.js';
 import { createClientDispatcher } from '../a2a-http.js';
 import { AgentCardResolver } from '../card-resolver.js';
 import { A2AHttpError, A2ATimeoutError, CircuitOpenError, CredentialsWithheldError, InvalidClientOptionsError, NoCompatibleInterfaceError } from '../client-errors.js';
 import { errorFacts } from '../error-mapping.js';
-import type { A2AHeaderValues, A2ARequestInfo } from '../headers.js';
 import { selectInterface } from '../interface-selection.js';
-import { A2ACircuitBreakers, type A2ACircuitState } from '../resilience.js';
+import { A2ACircuitBreakers } from '../resilience.js';
 import { A2AClientPool } from './client-pool.js';
-import {
-  A2ACredentialStrategy,
-  ApiKeyCredentialStrategy,
-  BearerCredentialStrategy,
-  CredentialNotFoundError,
-  CredentialResolver,
-  EnvCredentialResolver,
-  type CredentialStrategy,
-  type PeerScope,
-} from './credentials.js';
-import { BUILT_IN_CREDENTIAL_SCHEMES, type ResolvedPeer, type ResolvedPeersOptions } from './peer-options.js';
+import { CredentialNotFoundError, CredentialResolver, type PeerScope } from './credentials.js';
+import { PeerCredentials } from './peer-credentials.js';
+import type { ResolvedPeer, ResolvedPeersOptions } from './peer-options.js';
+import type { PeerDiagnostics, PeerTool, PeerToolInvocation } from './peer-tool.js';
 import {
   ToolApprovalDeniedError,
   ToolInputError,
@@ -55,58 +46,6 @@ import {
 } from './peer-tool-errors.js';
 import { argsProblem, peerToolSpecs, toolMessage, toolResult, type PeerToolArgs, type PeerToolResult, type PeerToolSpec } from './peer-tool-specs.js';
 import { ToolApproval } from './tool-approval.js';
-
-/** What a peer tool is given besides its arguments (`ctx.runTool` passes the task's signal and caller). @publicApi */
-export interface PeerToolInvocation {
-  /** Aborts the call (the task was canceled or timed out). */
-  readonly signal?: AbortSignal;
-  /** Who the call is made for; it must be the scope the tool was listed for. */
-  readonly caller: PeerScope & { readonly user?: unknown; readonly authenticated?: boolean };
-}
-
-/**
- * A peer's skill as a tool: the shape of `AgentTool`, so `ctx.runTool(tool, { text })` runs it
- * as a step of a task.
- * @publicApi
- */
-export interface PeerTool {
-  /** `{peer}__{skill}` */
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: JsonObject;
-  readonly peer: string;
-  readonly skill: string;
-  /**
-   * Sends the peer a message and waits for its answer (blocking SendMessage).
-   * @throws ToolInputError, ToolNotGrantedError, ToolApprovalDeniedError, ToolUnavailableError,
-   *   ToolTimeoutError, an A2AError the peer answered with, or the signal's abort reason
-   */
-  invoke(args: PeerToolArgs, invocation: PeerToolInvocation): Promise<PeerToolResult>;
-}
-
-/** What is known of a peer. @publicApi */
-export interface PeerDiagnostics {
-  readonly name: string;
-  /** The configured URL (redacted). */
-  readonly url: string;
-  readonly optional: boolean;
-  /** `unknown`: not looked up yet (optional peers are looked up when tools are first asked for). */
-  readonly state: 'unknown' | 'reachable' | 'unreachable';
-  /** Why the last look-up or call failed (redacted), while it is `unreachable`, or the last failure of a call. */
-  readonly lastError?: string;
-  /** When (ISO 8601). */
-  readonly lastErrorAt?: string;
-  /** When its card was last fetched or revalidated (ISO 8601). */
-  readonly cardFetchedAt?: string;
-  /** The `name` on its card. */
-  readonly cardName?: string;
-  /** The tools its last card granted. */
-  readonly tools: readonly string[];
-  /** The circuit breaker of the origin its calls go to. */
-  readonly breaker: A2ACircuitState;
-  /** Pooled clients (one per caller scope, credential and tenant). */
-  readonly clients: number;
-}
 
 interface PeerRuntime {
   readonly options: ResolvedPeer;
@@ -130,14 +69,6 @@ interface PeerRuntime {
  */
 export const APP_SCOPE: PeerScope = Object.freeze({ subject: 'nestjs-a2a:app' });
 
-const BUILT_IN_STRATEGIES: Record<(typeof BUILT_IN_CREDENTIAL_SCHEMES)[number], CredentialStrategy> = {
-  bearer: new BearerCredentialStrategy(),
-  apiKey: new ApiKeyCredentialStrategy(),
-};
-
-/** Characters a header value cannot carry (a secret read from a file often ends with a newline: trimmed first). */
-const HEADER_UNSAFE = /[\0-\x08\x0a-\x1f\x7f]/;
-
 /**
  * Remote A2A agents as tools (see the file comment). Inject it into an agent:
  * `const tools = await peers.tools(ctx.caller); await ctx.runTool(tool, { text })`.
@@ -149,17 +80,18 @@ export class PeerToolProvider implements OnApplicationBootstrap, OnApplicationSh
   private readonly peers = new Map<string, PeerRuntime>();
   private readonly breakers: A2ACircuitBreakers;
   private readonly pool: A2AClientPool;
-  private readonly strategies = new Map<string, CredentialStrategy>(Object.entries(BUILT_IN_STRATEGIES));
+  private readonly credentials: PeerCredentials;
   /** The app's own client of each peer (`@InjectA2AClient`), made on first use. */
   private readonly appClients = new Map<string, A2AClient>();
 
   constructor(
     @Inject(A2A_OPTIONS) private readonly options: ResolvedPeersOptions,
-    @Inject(CredentialResolver) private readonly credentials: CredentialResolver,
+    @Inject(CredentialResolver) credentialResolver: CredentialResolver,
     @Inject(ToolApproval) private readonly approval: ToolApproval,
-    @Optional() @Inject(DiscoveryService) private readonly discovery?: DiscoveryService,
+    @Optional() @Inject(DiscoveryService) discovery?: DiscoveryService,
   ) {
     const { outbound } = options;
+    this.credentials = new PeerCredentials(credentialResolver, discovery);
     this.breakers = new A2ACircuitBreakers(outbound.circuitBreaker);
     this.pool = new A2AClientPool(outbound.maxClients);
     for (const peer of options.peers) {
@@ -182,26 +114,7 @@ export class PeerToolProvider implements OnApplicationBootstrap, OnApplicationSh
    * problems, for the module's start-up check to list with every other.
    */
   findCredentialStrategies(): string[] {
-    const problems: string[] = [];
-    for (const wrapper of this.discovery?.getProviders({ metadataKey: A2ACredentialStrategy.KEY }) ?? []) {
-      const name = this.discovery!.getMetadataByDecorator(A2ACredentialStrategy, wrapper);
-      const label = wrapper.metatype?.name ?? String(wrapper.token);
-      if (typeof name !== 'string' || name === '') continue;
-      const instance = wrapper.instance as Partial<CredentialStrategy> | undefined;
-      if (!instance || typeof instance.headers !== 'function') {
-        problems.push(`@A2ACredentialStrategy('${name}') ${label}: the class must implement CredentialStrategy (a headers(context) method)`);
-      } else if (this.strategies.has(name)) {
-        problems.push(`@A2ACredentialStrategy('${name}') ${label}: the scheme "${name}" already has a strategy`);
-      } else this.strategies.set(name, instance as CredentialStrategy);
-    }
-    for (const [index, peer] of this.options.peers.entries()) {
-      if (peer.scheme !== undefined && !this.strategies.has(peer.scheme)) {
-        problems.push(
-          `peers[${index}].scheme (peer "${peer.name}"): no credential strategy is named "${peer.scheme}"; use 'bearer', 'apiKey', or mark a provider @A2ACredentialStrategy('${peer.scheme}')`,
-        );
-      }
-    }
-    return problems;
+    return this.credentials.findStrategies(this.options.peers);
   }
 
   /**
@@ -227,7 +140,7 @@ export class PeerToolProvider implements OnApplicationBootstrap, OnApplicationSh
     for (const peer of this.peers.values()) {
       const { name, url, optional } = peer.options;
       this.logger.log(`Peer "${name}": ${redactUrl(url)} (${optional ? 'optional, looked up when its tools are first asked for' : `reachable, tools ${peer.tools.join(', ') || 'none'}`})`);
-      this.warnIfCredentialMissing(peer);
+      this.credentials.warnIfMissing(peer.options);
     }
   }
 
@@ -392,44 +305,9 @@ export class PeerToolProvider implements OnApplicationBootstrap, OnApplicationSh
       ...(options.preferredBinding === undefined ? {} : { preferredBinding: options.preferredBinding }),
       extensions: options.extensions,
       timeoutMs: options.timeoutMs,
-      headers: (request) => this.headersFor(peer, scope, request),
+      headers: (request) => this.credentials.headersFor(peer.options, scope, request),
       credentialOrigins: options.credentialOrigins,
     });
-  }
-
-  /** The credential's headers for one request: resolved now, kept nowhere. */
-  private async headersFor(peer: PeerRuntime, scope: PeerScope, request: A2ARequestInfo): Promise<A2AHeaderValues | undefined> {
-    const { scheme, credential, name, apiKeyHeader } = peer.options;
-    if (scheme === undefined) return undefined;
-    const strategy = this.strategies.get(scheme);
-    if (strategy === undefined) throw new CredentialNotFoundError(credential ?? scheme, `credential strategy "${scheme}", which is not registered`);
-    return strategy.headers({
-      peer: name,
-      scope,
-      request,
-      apiKeyHeader,
-      ...(credential === undefined ? {} : { credential }),
-      secret: () => this.secret(peer, scope),
-    });
-  }
-
-  private async secret(peer: PeerRuntime, scope: PeerScope): Promise<string> {
-    const { credential, name } = peer.options;
-    if (credential === undefined) throw new CredentialNotFoundError('(none)', `options of peer "${name}", which name no credential`);
-    const value = await this.credentials.resolve(credential, { peer: name, scope });
-    const secret = typeof value === 'string' ? value.trim() : '';
-    if (secret === '') throw new CredentialNotFoundError(credential, this.credentials.describe?.(credential));
-    if (HEADER_UNSAFE.test(secret)) throw new CredentialNotFoundError(credential, `${this.credentials.describe?.(credential) ?? 'resolver'}, whose value holds characters a header cannot carry`);
-    return secret;
-  }
-
-  /** Only the environment can be asked ahead of a call: another resolver may need a real caller. */
-  private warnIfCredentialMissing(peer: PeerRuntime): void {
-    const { credential, name } = peer.options;
-    if (credential === undefined || !(this.credentials instanceof EnvCredentialResolver)) return;
-    if ((this.credentials.resolve(credential) ?? '').trim() !== '') return;
-    const where = this.credentials.describe?.(credential);
-    this.logger.warn(`Peer "${name}": credential "${credential}" is not set${where === undefined ? '' : ` (${where})`}; calls to it fail until it is`);
   }
 
   private async invoke(peer: PeerRuntime, spec: PeerToolSpec, scope: PeerScope, args: PeerToolArgs, invocation: PeerToolInvocation | undefined): Promise<PeerToolResult> {

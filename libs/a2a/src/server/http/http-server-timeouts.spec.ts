@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { resolveA2AOptions } from '../../a2a-options.js';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
-import { HTTP_SERVER_DEFAULTS, checkingIntervalOf } from './http-server-timeouts.js';
+import { HTTP_SERVER_DEFAULTS } from '../http-server-options.js';
+import { checkingIntervalOf } from './http-server-timeouts.js';
 
 const problemsOf = (httpServer: unknown): string[] => {
   try {

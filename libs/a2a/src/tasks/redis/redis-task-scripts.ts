@@ -188,6 +188,16 @@ return { version, seq }
 `);
 
 /**
+ * Reads a snapshot for one scope: KEYS[1] the task hash, ARGV[1] the scope key. Returns
+ * [taskJson, scopeJson, seq, version], or nil when the task is missing or another scope's: the
+ * scope is checked before anything of the snapshot is read, so both cost the same.
+ */
+export const GET_TASK = new LuaScript(`
+if redis.call('HGET', KEYS[1], 'sk') ~= ARGV[1] then return nil end
+return redis.call('HMGET', KEYS[1], 'task', 'scope', 'seq', 'version')
+`);
+
+/**
  * One page of ListTasks, counted exactly: first the scope's terminal tasks whose time is up are
  * removed (snapshot and index entries), then the count and the page are read in the same atomic step.
  * KEYS[1] the index answering the query.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { TaskState } from '../../protocol/types.js';
@@ -200,6 +201,34 @@ describe('RedisTaskStore', () => {
       expect(await store.list(scope, { pageSize: 10, contextId: 'old' })).toEqual({ tasks: [], totalSize: 0, nextPageToken: '' });
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(1);
       expect((await store.list(scope, { pageSize: 10, status: 'TASK_STATE_FAILED' })).totalSize).toBe(0);
+    });
+  });
+
+  describe("another caller's task", () => {
+    it('is not found, and nothing of its snapshot leaves Redis: it costs what a missing task costs', async () => {
+      const client = await connectClient();
+      const store = new RedisTaskStore(client, { keyPrefix: prefix, retention: RETENTION });
+      try {
+        const owner = freshScope();
+        const id = `big-${randomUUID()}`;
+        await store.save(owner, makeTask(id, { state: 'TASK_STATE_INPUT_REQUIRED', text: 'x'.repeat(1 << 20) }), 1, 0);
+        // what this connection receives from Redis, in bytes
+        const socket = (client as unknown as { stream: Socket }).stream;
+        const bytesFor = async (read: () => Promise<unknown>) => {
+          const before = socket.bytesRead;
+          await read();
+          return socket.bytesRead - before;
+        };
+        const other = { ...owner, subject: 'bob' };
+        expect(await store.get(other, id)).toBeUndefined();
+        expect(await bytesFor(() => store.get(other, id))).toBeLessThan(64);
+        expect(await bytesFor(() => store.get(owner, `missing-${randomUUID()}`))).toBeLessThan(64);
+        expect(await bytesFor(() => store.get(owner, id))).toBeGreaterThan(1 << 20);
+        expect((await store.get(owner, id))?.task.history?.[0].parts[0].text).toHaveLength(1 << 20);
+      } finally {
+        await store.close();
+        client.disconnect();
+      }
     });
   });
 

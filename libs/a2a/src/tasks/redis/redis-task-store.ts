@@ -11,7 +11,7 @@ import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
 import { RedisTaskKeys, indexMember, sortKeyOfMember, timeKey } from './redis-task-keys.js';
 import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
-import { LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED, snapshotArgs } from './redis-task-scripts.js';
+import { GET_TASK, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED, snapshotArgs } from './redis-task-scripts.js';
 
 /** How many expired tasks one sweep script removes, and how many scripts one timer tick runs at most. */
 const SWEEP_BATCH = 500;
@@ -47,8 +47,11 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get(scope: TaskScope, taskId: string): Promise<StoredTask | undefined> {
-    const [task, storedScope, scopeKey, seq, version] = await redisCall(() => this.redis.hmget(this.keys.task(taskId), 'task', 'scope', 'sk', 'seq', 'version'));
-    if (task === null || storedScope === null || scopeKey !== this.keys.scope(scope)) return undefined;
+    // the scope is checked in Redis: another caller's task costs what a missing one does, nothing of it is read
+    const fields = (await redisCall(() => GET_TASK.run(this.redis, [this.keys.task(taskId)], [this.keys.scope(scope)]))) as Array<string | null> | null;
+    if (fields === null) return undefined;
+    const [task, storedScope, seq, version] = fields;
+    if (task === null || storedScope === null) return undefined;
     return { task: JSON.parse(task) as Task, scope: JSON.parse(storedScope) as TaskScope, seq: Number(seq), version: Number(version) };
   }
 
