@@ -14,7 +14,8 @@ const redis = redisOfSpec();
 const { prefix } = redis;
 
 /** Follows until `count` events arrived or 5 s passed (the reader may need a moment under load). */
-const follow = (log: RedisEventLog, taskId: string, afterSeq: number, count: number) => collect(log, taskId, afterSeq, count, 5000);
+// a safety net, not a bound under test: 10,000 followers on a loaded machine can take seconds
+const follow = (log: RedisEventLog, taskId: string, afterSeq: number, count: number) => collect(log, taskId, afterSeq, count, 20_000);
 
 async function appendTexts(log: RedisEventLog, taskId: string, texts: string[], after = 0): Promise<number> {
   let seq = after;

@@ -51,16 +51,17 @@ describe('RedisTaskCoordinator with the task manager', () => {
   it('renews running claims while tasks end, without ever reporting one of them lost', async () => {
     const warnings: string[] = [];
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
-    // renewals every 50 ms, racing the writes that end the tasks (and drop their claims)
-    const one = instance(150);
+    // renewals every 300 ms, racing the writes that end the tasks (and drop their claims); a lease
+    // of 900 ms, so that only the race can lose a claim, not an event loop stalled by a loaded machine
+    const one = instance(900);
     try {
       const agent = agentThat(async (ctx) => {
-        await sleep(Math.random() * 200);
+        await sleep(Math.random() * 1200);
         await ctx.complete();
       });
       const turns = await Promise.all(Array.from({ length: 100 }, () => start(one.manager, agent)));
       await Promise.all(turns.map((t) => t.settled));
-      await sleep(200); // a few more renewals after the last task ended
+      await sleep(700); // a few more renewals after the last task ended
       expect(warnings.filter((w) => w.includes('Lost the claim'))).toEqual([]);
       expect((await keysUnder(redis.client, prefix)).filter((k) => k.includes(':lease:'))).toEqual([]);
       expect(await redis.client.hlen(`${prefix}claims`)).toBe(0);
