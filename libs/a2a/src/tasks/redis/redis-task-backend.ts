@@ -21,6 +21,8 @@ import { RedisTaskStore } from './redis-task-store.js';
 const HEALTH_PING_MS = 1_000;
 /** How many tasks whose time is up an admission expires before it counts (the sweep takes the rest). */
 const ADMIT_EXPIRE_BATCH = 500;
+/** How many times Redis stores a turn's message: in the snapshot's history, and in the log. */
+const STORED_COPIES = 2;
 
 /**
  * `redis` is the app's command connection: the backend never closes it (its event log's reader and
@@ -82,12 +84,14 @@ export class RedisTaskBackend implements TaskBackend {
   /**
    * Room for `bytes` more of `scope`'s caller, counted in Redis for every instance at once: tasks
    * whose time is up go first, then finished tasks give way, oldest first (the caller's own for its
-   * budget, anyone's for the overall one), all in one script.
+   * budget, anyone's for the overall one), all in one script. Room is made for twice `bytes`: Redis
+   * holds a message twice, in the snapshot's history and in the log, and a turn admitted within the
+   * budget should leave it within, so that the caller can still answer its interrupted tasks.
    * @throws ResourceExhaustedError (429, `Retry-After: 30`) when running and interrupted tasks fill a budget
    */
   async admit(scope: TaskScope, bytes: number): Promise<void> {
     const { maxBytes, maxBytesPerCaller } = this.budget;
-    const args = [this.keys.prefix, this.keys.owner(scope), Math.ceil(bytes), maxBytes, maxBytesPerCaller, ADMIT_EXPIRE_BATCH];
+    const args = [this.keys.prefix, this.keys.owner(scope), Math.ceil(bytes) * STORED_COPIES, maxBytes, maxBytesPerCaller, ADMIT_EXPIRE_BATCH];
     const admitted = await redisCall(() => ADMIT_TURN.run(this.redis, [], args));
     if (Number(admitted) !== 1) throw storageBudgetExhausted();
   }

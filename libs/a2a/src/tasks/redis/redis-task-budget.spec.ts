@@ -92,14 +92,18 @@ describe('RedisTaskBackend byte budgets (a real Redis)', () => {
     expect(await present(backend, alice, held)).toEqual(held.map((t) => t.task.id)); // nothing unfinished goes for room
     await expect(backend.admit(bob, 10 * KB)).resolves.toBeUndefined();
     await expect(backend.admit(alice, KB)).resolves.toBeUndefined(); // what still fits is admitted
+    // room is made for the message twice (snapshot history and log): what the turn will store
+    const empty = scopeOf('carol');
+    await expect(backend.admit(empty, 17 * KB)).resolves.toBeUndefined();
+    await rejectionOf(backend.admit(empty, 18 * KB), ResourceExhaustedError);
   });
 
   it('refuses everyone once all callers together fill the overall budget', async () => {
     const backend = storage({ maxBytes: 45 * KB, maxBytesPerCaller: 30 * KB })();
     await store(backend, alice, 'TASK_STATE_WORKING', 20 * KB);
     await store(backend, bob, 'TASK_STATE_INPUT_REQUIRED', 20 * KB);
-    await rejectionOf(backend.admit(scopeOf('carol'), 10 * KB), ResourceExhaustedError);
-    await expect(backend.admit(scopeOf('carol'), 2 * KB)).resolves.toBeUndefined();
+    await rejectionOf(backend.admit(scopeOf('carol'), 5 * KB), ResourceExhaustedError);
+    await expect(backend.admit(scopeOf('carol'), KB)).resolves.toBeUndefined();
   });
 
   it("lets the caller's own finished tasks give way, oldest first, with their logs, never another caller's", async () => {
@@ -107,7 +111,7 @@ describe('RedisTaskBackend byte budgets (a real Redis)', () => {
     const finished = [];
     for (let i = 0; i < 4; i++) finished.push(await store(backend, alice, 'TASK_STATE_COMPLETED', 9 * KB));
     const bobs = await store(backend, bob, 'TASK_STATE_COMPLETED');
-    await backend.admit(alice, 30 * KB);
+    await backend.admit(alice, 15 * KB); // room for 30 KB: the message is stored twice (history and log)
     expect(await present(backend, alice, finished)).toEqual([finished[2].task.id, finished[3].task.id]);
     expect(await redis.exists(`${prefixes[0]}log:${finished[0].task.id}`)).toBe(0);
     expect(await present(backend, bob, [bobs])).toEqual([bobs.task.id]);
@@ -120,7 +124,7 @@ describe('RedisTaskBackend byte budgets (a real Redis)', () => {
     const bobsFinished = await store(backend, bob, 'TASK_STATE_COMPLETED', 20 * KB);
     const alicesFinished = await store(backend, alice, 'TASK_STATE_COMPLETED', 10 * KB);
     const bobsRunning = await store(backend, bob, 'TASK_STATE_WORKING', 10 * KB);
-    await backend.admit(alice, 20 * KB);
+    await backend.admit(alice, 10 * KB);
     expect(await present(backend, bob, [bobsFinished, bobsRunning])).toEqual([bobsRunning.task.id]);
     expect(await present(backend, alice, [alicesFinished])).toEqual([alicesFinished.task.id]);
   });
@@ -130,12 +134,12 @@ describe('RedisTaskBackend byte budgets (a real Redis)', () => {
     const backend = instance();
     await backend.store.close(); // no periodic sweep on this instance: the admission alone must see the task go
     const ended = await store(backend, alice, 'TASK_STATE_WORKING', 20 * KB);
-    await rejectionOf(backend.admit(alice, 10 * KB), ResourceExhaustedError);
+    await rejectionOf(backend.admit(alice, 5 * KB), ResourceExhaustedError);
     // the task ends (a running task is only ever let go once it has): its keys expire after ttlMs
     await backend.commit({ scope: alice, current: ended, events: [statusEvent(ended.task.id, 'done')], next: makeTask(ended.task.id, { state: 'TASK_STATE_COMPLETED' }) });
     await waitUntil(async () => (await redis.exists(`${prefixes[0]}task:${ended.task.id}`)) === 0, { attempts: 60, intervalMs: 50 });
     expect(await backend.storedBytes(alice)).toBeGreaterThan(0); // the key went by TTL: nothing has counted it down yet
-    await backend.admit(alice, 20 * KB);
+    await backend.admit(alice, 5 * KB);
     expect(await backend.storedBytes(alice)).toBe(0);
 
     const sweeping = instance();
