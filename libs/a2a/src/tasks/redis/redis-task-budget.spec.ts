@@ -129,7 +129,7 @@ describe('RedisTaskBackend byte budgets (a real Redis)', () => {
     expect(await present(backend, alice, [alicesFinished])).toEqual([alicesFinished.task.id]);
   });
 
-  it("gives the caller its budget back once its tasks' time is up, whether the sweep or an admission sees it first", async () => {
+  it("gives the caller its budget back once its tasks' time is up, whether the sweep, ListTasks or an admission sees it first", async () => {
     const instance = storage({ maxBytes: 1000 * KB, maxBytesPerCaller: 25 * KB }, 1000);
     const backend = instance();
     await backend.store.close(); // no periodic sweep on this instance: the admission alone must see the task go
@@ -149,6 +149,14 @@ describe('RedisTaskBackend byte budgets (a real Redis)', () => {
     expect(await backend.storedBytes(bob)).toBe(0);
     expect(await backend.storedBytes()).toBe(0);
     expect(await redis.hlen(`${prefixes[0]}budget-tasks`)).toBe(0);
+
+    await sweeping.store.close(); // no timer left: ListTasks alone must see the task go
+    const carol = scopeOf('carol');
+    const listed = await store(backend, carol, 'TASK_STATE_COMPLETED', 20 * KB);
+    await waitUntil(async () => (await redis.exists(`${prefixes[0]}task:${listed.task.id}`)) === 0, { attempts: 60, intervalMs: 50 });
+    expect(await backend.storedBytes(carol)).toBeGreaterThan(0);
+    expect((await backend.store.list(carol, { pageSize: 10 })).totalSize).toBe(0);
+    expect(await backend.storedBytes(carol)).toBe(0);
   });
 
   it('refuses budgets that are not positive byte counts when it is made', () => {
