@@ -9,7 +9,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { A2AModule, TaskBackend, type InMemoryTaskBackend } from 'nestjs-a2a';
+import { A2AModule, TaskBackend, type InMemoryTaskBackend, type RedisTaskBackend } from 'nestjs-a2a';
+import { REDIS_URL, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { EchoAgent } from '../src/echo.agent.js';
 import { spawnDemo, type DemoProcess } from './support/built-demo.js';
@@ -159,5 +160,86 @@ describe('byte budgets with small limits (an app of its own)', () => {
     const gone = await client.call('GetTask', { id }, as('expiring'));
     expect(gone.error?.reason).toBe('TASK_NOT_FOUND');
     expect(store().storedBytes({ agent: 'echo', tenant: '', subject: 'expiring' })).toBe(0);
+  });
+});
+
+describe('byte budgets with small limits on Redis, one count for two instances', () => {
+  const prefix = uniquePrefix();
+  let apps: RunningApp[];
+  /** The JSON-RPC and the REST binding of each instance: [instance][binding]. */
+  let clients: BindingClient[][];
+  beforeAll(async () => {
+    const instance = () =>
+      startApp(
+        A2AModule.forRoot({
+          defaultAgent: 'echo',
+          limits: { maxBodyBytes: 256 * KB },
+          redis: { url: REDIS_URL, keyPrefix: prefix },
+          tasks: { maxStoredBytes: 8192 * KB, maxStoredBytesPerCaller: 1024 * KB },
+        }),
+        [EchoAgent, { provide: APP_GUARD, useClass: CallerHeaderGuard }],
+      );
+    apps = await Promise.all([instance(), instance()]);
+    clients = apps.map(({ url }) => [jsonRpcClient(`${url}/a2a/jsonrpc`), restClient(`${url}/a2a/rest`)]);
+  });
+  afterAll(async () => {
+    await Promise.all(apps.map((app) => app.close()));
+    await deleteKeysUnder(prefix);
+  });
+
+  const as = (caller: string) => ({ headers: { 'X-Caller': caller } });
+  const backend = () => apps[0].app.get<RedisTaskBackend>(TaskBackend);
+  const payload = 'y'.repeat(200 * KB);
+  /** Questions (interrupted tasks, kept until answered) from `caller` on `client`, until one is refused. */
+  async function askUntilRefused(client: BindingClient, caller: string): Promise<{ asked: string[]; refused: Json }> {
+    const asked: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const answer = await client.call('SendMessage', { message: userMessage(`/ask ${payload}`) }, as(caller));
+      if (answer.error) return { asked, refused: answer };
+      asked.push(answer.result.task.id);
+    }
+    throw new Error(`${caller} was never refused`);
+  }
+
+  it.each([0, 1])('refuses a caller whose interrupted tasks fill its budget with 429 and Retry-After (binding %#), and serves another', async (index) => {
+    const [onA, onB] = [clients[0][index], clients[1][index]];
+    const caller = `redis-asker-${index}`;
+    const { asked, refused } = await askUntilRefused(onA, caller);
+    // a snapshot and a log of about 200 KB each per question: two fit in 1 MiB
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('30');
+    expect(refused.error.reason).toBe('RESOURCE_EXHAUSTED');
+    expect(await backend().storedBytes({ agent: 'echo', tenant: '', subject: caller })).toBeLessThanOrEqual(1024 * KB);
+    // the other instance counts the same bytes: refused there too
+    const elsewhere = await onB.call('SendMessage', { message: userMessage(`/ask ${payload}`) }, as(caller));
+    expect([elsewhere.status, elsewhere.error?.reason]).toEqual([429, 'RESOURCE_EXHAUSTED']);
+    for (const id of asked) expect((await onB.call('GetTask', { id }, as(caller))).result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const other = await onB.call('SendMessage', { message: userMessage(`/ask ${payload}`) }, as(`redis-other-${index}`));
+    expect(other.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    // an answered question finishes its task, which then gives way: the caller is served again, on either instance
+    const done = await onB.call('SendMessage', { message: userMessage('ok', { taskId: asked[0] }) }, as(caller));
+    expect(done.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const again = await onA.call('SendMessage', { message: userMessage(`/ask ${payload}`) }, as(caller));
+    expect(again.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect((await onA.call('GetTask', { id: asked[0] }, as(caller))).error?.reason).toBe('TASK_NOT_FOUND'); // the one that gave way
+  });
+
+  it('refuses every caller once all together fill the overall budget, on both instances', async () => {
+    let overall: Json;
+    const room = 2 * 201 * KB; // what a question is admitted for: its message, stored twice (history and log)
+    for (let i = 0; i < 16 && !overall; i++) {
+      const caller = `redis-crowd-${i}`;
+      const { refused } = await askUntilRefused(clients[i % 2][i % 2], caller);
+      // refused with room left in its own budget: the overall one is full
+      const own = await backend().storedBytes({ agent: 'echo', tenant: '', subject: caller });
+      if (own + room <= 1024 * KB) overall = refused;
+    }
+    expect([overall?.status, overall?.headers.get('retry-after'), overall?.error.reason]).toEqual([429, '30', 'RESOURCE_EXHAUSTED']);
+    expect((await backend().storedBytes()) + room).toBeGreaterThan(8192 * KB);
+    expect(await backend().storedBytes()).toBeLessThanOrEqual(8192 * KB);
+    const newcomer = await clients[1][0].call('SendMessage', { message: userMessage(`/ask ${payload}`) }, as('redis-newcomer'));
+    expect([newcomer.status, newcomer.error?.reason]).toEqual([429, 'RESOURCE_EXHAUSTED']);
+    expect(apps.every(({ app }) => app.getHttpServer().listening)).toBe(true);
   });
 });

@@ -46,9 +46,10 @@ export interface A2ATaskOptions {
    */
   interruptedTtlMs?: number;
   /**
-   * Bytes of stored tasks (their JSON, estimated) the in-memory store keeps at most. Finished tasks
-   * give way first, oldest first; when running and interrupted tasks fill it, a new message is
-   * refused with 429 RESOURCE_EXHAUSTED and `Retry-After`. Default 268435456 (256 MiB).
+   * Bytes of stored tasks (their JSON, estimated) kept at most, in memory or on Redis (there counted
+   * for every instance on the key prefix, snapshots and logs). Finished tasks give way first, oldest
+   * first; when running and interrupted tasks fill it, a new message is refused with 429
+   * RESOURCE_EXHAUSTED and `Retry-After`. Default 268435456 (256 MiB).
    */
   maxStoredBytes?: number;
   /** The same budget per caller (tenant and subject). Default 67108864 (64 MiB). */

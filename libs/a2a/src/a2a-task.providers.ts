@@ -17,8 +17,9 @@ function taskBackendFor(options: ResolvedA2AOptions, redis: RedisConnection | un
   if (options.taskBackend) return options.taskBackend;
   const { tasks } = options;
   const retention = { ttlMs: tasks.retentionMs, maxTerminalTasks: tasks.maxTerminalTasks, interruptedTtlMs: tasks.interruptedTtlMs };
-  if (redis) return new RedisTaskBackend(redis.client, { keyPrefix: options.redis?.keyPrefix, leaseMs: options.redis?.leaseMs, retention });
-  return new InMemoryTaskBackend({ ...retention, budget: { maxBytes: tasks.maxStoredBytes, maxBytesPerCaller: tasks.maxStoredBytesPerCaller } });
+  const budget = { maxBytes: tasks.maxStoredBytes, maxBytesPerCaller: tasks.maxStoredBytesPerCaller };
+  if (redis) return new RedisTaskBackend(redis.client, { keyPrefix: options.redis?.keyPrefix, leaseMs: options.redis?.leaseMs, retention, budget });
+  return new InMemoryTaskBackend({ ...retention, budget });
 }
 
 export const TASK_PROVIDERS: Provider[] = [

@@ -56,7 +56,7 @@ export type { EventLog, LoggedEvent } from './tasks/event-log.js';
 export type { TaskCoordinator } from './tasks/task-coordinator.js';
 export { InMemoryTaskBackend } from './tasks/in-memory/in-memory-task-backend.js';
 export type { InMemoryTaskStoreOptions } from './tasks/in-memory/in-memory-task-store.js';
-export type { StorageBudgetOptions } from './tasks/in-memory/storage-budget.js';
+export type { StorageBudgetOptions } from './tasks/storage-budget.js';
 export { LocalTaskCoordinator } from './tasks/in-memory/local-task-coordinator.js';
 export type { RetentionOptions } from './tasks/retention.js';
 export { RedisTaskBackend } from './tasks/redis/redis-task-backend.js';

@@ -18,6 +18,7 @@ import { testGlobals } from './test-globals.js';
 import type { StreamResponse, Task, TaskState } from '../protocol/types.js';
 import type { TaskBackend, TaskWrite } from '../tasks/task-backend.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope } from '../tasks/task-store.js';
+import { ResourceExhaustedError } from '../protocol/errors.js';
 import { collect, describeEventLogContract, statusEvent } from './event-log.contract.js';
 import { at, describeTaskStoreContract, makeTask } from './task-store.contract.js';
 import { waitUntil } from './wait-until.js';
@@ -40,6 +41,13 @@ export interface TaskBackendContractOptions {
    * With `peer`, the orphan test waits a few of these. Default 10000.
    */
   readonly leaseMs?: number;
+  /**
+   * The per-caller byte budget the factory gives its backends (e.g. `tasks.maxStoredBytesPerCaller`),
+   * for a backend that keeps budgets; the overall one must hold a few callers' more. With it, the
+   * suite checks admission: a caller whose running task fills its budget is refused with 429, another
+   * is admitted, and a finished task gives way. Leave it out for a backend without budgets.
+   */
+  readonly budgetPerCaller?: number;
 }
 
 /** `state` as a task event (`task`), the way a turn opens. */
@@ -301,6 +309,37 @@ export function describeTaskBackendContract(name: string, create: () => Promise<
 
     it("admits a turn's message when the caller has nothing stored", async () => {
       await expect(backend.admit(scope, 1024)).resolves.toBeUndefined();
+    });
+
+    describe('byte budgets', () => {
+      const budget = options.budgetPerCaller;
+      /** A caller of this test alone (budgets are per tenant and subject, across agents). */
+      const caller = (): TaskScope => ({ ...scope, subject: `caller-${prefix}` });
+      /** Creates a task of `caller` in `state` whose history alone takes the whole budget. */
+      const filling = (inScope: TaskScope, id: string, state: TaskState): TaskWrite => {
+        const task = makeTask(id, { state, text: 'x'.repeat(budget ?? 0) });
+        return { scope: inScope, current: undefined, events: [openingEvent(task)], next: task };
+      };
+
+      it('refuses a caller whose running task fills its budget (429 with a retry delay), and admits another caller', async () => {
+        if (budget === undefined) return;
+        const full = caller();
+        await backend.commit(filling(full, `${prefix}1`, 'TASK_STATE_WORKING'));
+        const refusal = await backend.admit(full, 1024).then(() => undefined, (error: unknown) => error);
+        expect(refusal).toBeInstanceOf(ResourceExhaustedError);
+        expect((refusal as ResourceExhaustedError).httpStatus).toBe(429);
+        expect((refusal as ResourceExhaustedError).metadata.retryAfterSeconds).toMatch(/^[1-9]\d*$/);
+        expect(await backend.store.get(full, `${prefix}1`)).toBeDefined(); // nothing running is dropped for room
+        await expect(backend.admit({ ...full, subject: `other-${prefix}` }, 1024)).resolves.toBeUndefined();
+      });
+
+      it("lets the caller's finished task give way to its next turn", async () => {
+        if (budget === undefined) return;
+        const full = caller();
+        await backend.commit(filling(full, `${prefix}1`, 'TASK_STATE_COMPLETED'));
+        await expect(backend.admit(full, 1024)).resolves.toBeUndefined();
+        expect(await backend.store.get(full, `${prefix}1`)).toBeUndefined();
+      });
     });
 
     it('close() resolves', async () => {

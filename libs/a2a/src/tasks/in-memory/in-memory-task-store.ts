@@ -8,7 +8,8 @@ import { isInterruptedState, isTerminalState, type Task } from '../../protocol/t
 import { compareNewestFirst, decodeCursor, encodeCursor, sortKeyOf } from '../list-cursor.js';
 import { DEFAULT_INTERRUPTED_TTL_MS, DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
 import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
-import { DEFAULT_STORAGE_BUDGET, StorageBudget, ownerOf, type StorageBudgetOptions } from './storage-budget.js';
+import { DEFAULT_STORAGE_BUDGET, storageBudgetExhausted, type StorageBudgetOptions } from '../storage-budget.js';
+import { StorageBudget, ownerOf } from './storage-budget.js';
 
 /** @publicApi */
 export interface InMemoryTaskStoreOptions extends RetentionOptions {
@@ -84,7 +85,7 @@ export class InMemoryTaskStore implements TaskStore {
   async admit(scope: TaskScope, bytes: number): Promise<void> {
     const owner = ownerOf(scope);
     this.makeRoom(owner, bytes);
-    if (!this.budget.fits(owner, bytes)) throw StorageBudget.exhausted();
+    if (!this.budget.fits(owner, bytes)) throw storageBudgetExhausted();
   }
 
   async list(scope: TaskScope, query: TaskQuery): Promise<TaskPage> {

@@ -2,21 +2,8 @@
  * Bytes of stored tasks, overall and per caller: what keeps one caller (or all of them) from
  * filling the process with tasks. Sizes are estimates of the tasks' JSON (`jsonSizeOf`).
  */
-import { ResourceExhaustedError } from '../../protocol/errors.js';
+import { DEFAULT_STORAGE_BUDGET, type StorageBudgetOptions } from '../storage-budget.js';
 import type { TaskScope } from '../task-store.js';
-
-/** @publicApi */
-export interface StorageBudgetOptions {
-  /** Bytes of stored tasks (their JSON, estimated) kept at most, overall. */
-  maxBytes: number;
-  /** Bytes of stored tasks kept at most per caller (tenant and subject). */
-  maxBytesPerCaller: number;
-}
-
-export const DEFAULT_STORAGE_BUDGET: StorageBudgetOptions = { maxBytes: 256 * 1024 * 1024, maxBytesPerCaller: 64 * 1024 * 1024 };
-
-/** How long a refused caller is told to wait: running tasks finish, interrupted ones expire. */
-export const BUDGET_RETRY_AFTER_SECONDS = 30;
 
 /** Who pays for a task: the caller, across the agents it talks to. */
 export function ownerOf(scope: TaskScope): string {
@@ -56,12 +43,5 @@ export class StorageBudget {
   /** Would `bytes` more for `owner` stay within both budgets? */
   fits(owner: string, bytes: number): boolean {
     return this.total + bytes <= this.options.maxBytes && this.used(owner) + bytes <= this.options.maxBytesPerCaller;
-  }
-
-  /** The refusal a caller gets when its task cannot be stored: 429 with `Retry-After`. */
-  static exhausted(): ResourceExhaustedError {
-    return new ResourceExhaustedError('Too much task data is stored for this caller or this server; try again later', {
-      retryAfterSeconds: String(BUDGET_RETRY_AFTER_SECONDS),
-    });
   }
 }

@@ -12,15 +12,17 @@ const redis = redisOfSpec();
 const { prefix } = redis;
 /** Short, so that the contract's lapse and orphan tests take a second or two. */
 const LEASE_MS = 300;
+/** The contract's budget cases fill one caller's budget; every test's tasks share the overall one. */
+const BUDGET = { maxBytes: 64 * 1024 * 1024, maxBytesPerCaller: 64 * 1024 };
 
 describeTaskBackendContract(
   `RedisTaskBackend (${REDIS_URL})`,
   async () => {
-    const instance = () => new RedisTaskBackend(redis.client, { keyPrefix: prefix, retention: RETENTION, leaseMs: LEASE_MS });
+    const instance = () => new RedisTaskBackend(redis.client, { keyPrefix: prefix, retention: RETENTION, leaseMs: LEASE_MS, budget: BUDGET });
     const backend = instance();
     return { backend, peer: async () => instance(), close: () => backend.close() };
   },
-  { leaseMs: LEASE_MS },
+  { leaseMs: LEASE_MS, budgetPerCaller: BUDGET.maxBytesPerCaller },
 );
 
 describe('RedisTaskBackend', () => {

@@ -7,17 +7,22 @@ import type { Redis } from 'ioredis';
 import { isTerminalState } from '../../protocol/types.js';
 import { answersPing, redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
+import { DEFAULT_STORAGE_BUDGET, storageBudgetExhausted, type StorageBudgetOptions } from '../storage-budget.js';
 import type { TaskBackend, TaskWrite } from '../task-backend.js';
-import { ConcurrentTaskUpdateError, type StoredTask } from '../task-store.js';
+import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope } from '../task-store.js';
 import { RedisEventLog } from './redis-event-log.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
 import { RedisTaskKeys } from './redis-task-keys.js';
 import type { RedisTaskBackendOptions } from './redis-task-options.js';
-import { COMMIT_EVENTS, snapshotArgs } from './redis-task-scripts.js';
+import { ADMIT_TURN, COMMIT_EVENTS, snapshotArgs } from './redis-task-scripts.js';
 import { RedisTaskStore } from './redis-task-store.js';
 
 /** How long the health check's PING may take. */
 const HEALTH_PING_MS = 1_000;
+/** How many tasks whose time is up an admission expires before it counts (the sweep takes the rest). */
+const ADMIT_EXPIRE_BATCH = 500;
+/** How many times Redis stores a turn's message: in the snapshot's history, and in the log. */
+const STORED_COPIES = 2;
 
 /**
  * `redis` is the app's command connection: the backend never closes it (its event log's reader and
@@ -31,6 +36,7 @@ export class RedisTaskBackend implements TaskBackend {
   readonly coordinator: RedisTaskCoordinator;
   private readonly keys: RedisTaskKeys;
   private readonly ttlMs: number;
+  private readonly budget: StorageBudgetOptions;
 
   /** @throws A2AConfigurationError when the client or the options cannot work (see `assertRedisBackendUsable`) */
   constructor(
@@ -42,6 +48,7 @@ export class RedisTaskBackend implements TaskBackend {
     this.coordinator = new RedisTaskCoordinator(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.ttlMs = options.retention.ttlMs;
+    this.budget = options.budget ?? DEFAULT_STORAGE_BUDGET;
   }
 
   async commit({ scope, current, events, next }: TaskWrite): Promise<StoredTask> {
@@ -75,10 +82,25 @@ export class RedisTaskBackend implements TaskBackend {
   }
 
   /**
-   * Redis holds its data outside the process, bounded by its own `maxmemory` and by key TTLs; byte
-   * budgets per caller on Redis are not enforced yet (issue 17, item 2).
+   * Room for `bytes` more of `scope`'s caller, counted in Redis for every instance at once: tasks
+   * whose time is up go first, then finished tasks give way, oldest first (the caller's own for its
+   * budget, anyone's for the overall one), all in one script. Room is made for twice `bytes`: Redis
+   * holds a message twice, in the snapshot's history and in the log, and a turn admitted within the
+   * budget should leave it within, so that the caller can still answer its interrupted tasks.
+   * @throws ResourceExhaustedError (429, `Retry-After: 30`) when running and interrupted tasks fill a budget
    */
-  async admit(): Promise<void> {}
+  async admit(scope: TaskScope, bytes: number): Promise<void> {
+    const { maxBytes, maxBytesPerCaller } = this.budget;
+    const args = [this.keys.prefix, this.keys.owner(scope), Math.ceil(bytes) * STORED_COPIES, maxBytes, maxBytesPerCaller, ADMIT_EXPIRE_BATCH];
+    const admitted = await redisCall(() => ADMIT_TURN.run(this.redis, [], args));
+    if (Number(admitted) !== 1) throw storageBudgetExhausted();
+  }
+
+  /** Bytes of stored tasks (snapshots and logs), overall or of one caller (tenant and subject), as Redis counts them. */
+  async storedBytes(scope?: TaskScope): Promise<number> {
+    const field = scope === undefined ? '*' : this.keys.owner(scope);
+    return Number((await redisCall(() => this.redis.hget(this.keys.budget(), field))) ?? 0);
+  }
 
   /**
    * The command connection answers a PING (within a second), the event log's reader and the cancel

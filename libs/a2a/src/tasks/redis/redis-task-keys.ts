@@ -16,6 +16,7 @@
  * | `lease:<taskId>` | string | the instance running a turn of the task, with a TTL it renews |
  * | `claims` | hash | taskId → scope JSON of every claim taken (the orphan sweep walks it) |
  * | `cancel` | pub/sub channel | cancel requests, a taskId per message |
+| `budget`, `budget-tasks`, `budget-finished:<owner>` | hash, hash, zset | byte budgets per caller and overall (see redis-budget-scripts.ts) |
  *
  * `<sk>` is the scope key (`scopeKey`: agent, tenant and subject each base64url-encoded, joined by
  * `.`), so any character in a scope value is safe and two scopes never share a key. `<ctx>` is base64url too.
@@ -88,6 +89,16 @@ export class RedisTaskKeys {
 
   scope(scope: TaskScope): string {
     return scopeKey(scope);
+  }
+
+  /** Who pays for a task's bytes: the caller across agents, i.e. the scope key without its agent part. */
+  owner(scope: TaskScope): string {
+    return `${keyPart(scope.tenant)}.${keyPart(scope.subject)}`;
+  }
+
+  /** Bytes stored per owner (field `*`: all together). */
+  budget(): string {
+    return `${this.prefix}budget`;
   }
 
   /** The index that answers a query with these filters. */

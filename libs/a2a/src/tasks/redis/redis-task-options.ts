@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import { A2AConfigurationError } from '../../config/a2a-configuration.error.js';
 import type { RetentionOptions } from '../retention.js';
+import type { StorageBudgetOptions } from '../storage-budget.js';
 
 /** @publicApi */
 export interface RedisTaskBackendOptions {
@@ -14,6 +15,11 @@ export interface RedisTaskBackendOptions {
    * one instance still serves because of the load of another.
    */
   retention: RetentionOptions;
+  /**
+   * Bytes of stored tasks (snapshots and logs) kept at most, overall (every instance and agent on this
+   * key prefix) and per caller (tenant and subject). Default 256 MiB overall, 64 MiB per caller.
+   */
+  budget?: StorageBudgetOptions;
   /** A running turn whose instance stops renewing its claim for this long is taken over and failed. Default 10000. */
   leaseMs?: number;
   /** Names this instance in claims. Default: a random id. */
@@ -32,6 +38,10 @@ export function assertRedisBackendUsable(redis: Redis, options: RedisTaskBackend
   if (options.keyPrefix !== undefined && typeof options.keyPrefix !== 'string') problems.push('keyPrefix must be a string');
   if (!Number.isInteger(options.retention?.ttlMs) || options.retention.ttlMs <= 0) {
     problems.push('retention.ttlMs must be a positive integer (milliseconds)');
+  }
+  for (const name of ['maxBytes', 'maxBytesPerCaller'] as const) {
+    const value = options.budget?.[name];
+    if (options.budget !== undefined && (!Number.isInteger(value) || value! <= 0)) problems.push(`budget.${name} must be a positive integer (bytes)`);
   }
   if (problems.length > 0) throw new A2AConfigurationError(problems);
 }

@@ -7,10 +7,11 @@ import { isTerminalState, type Task } from '../../protocol/types.js';
 import { LuaScript } from '../../redis/lua-script.js';
 import { sortKeyOf } from '../list-cursor.js';
 import type { TaskScope } from '../task-store.js';
+import { ADMIT_BODY, BUDGET_FUNCTIONS } from './redis-budget-scripts.js';
 import { TIME_KEY_LENGTH, timeKey, type RedisTaskKeys } from './redis-task-keys.js';
 
-/** Helpers shared by the task-store scripts. */
-const COMMON = `
+/** Helpers shared by the task-store scripts (the byte budgets' first: `expire` releases a task's bytes). */
+const COMMON = `${BUDGET_FUNCTIONS}
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -38,6 +39,7 @@ end
 local function expire(prefix, id)
   forget(prefix, id, true)
   redis.call('DEL', prefix .. 'task:' .. id)
+  release_bytes(prefix, id)
 end
 `;
 
@@ -153,7 +155,10 @@ export const SAVE_TASK = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}
 ${indexKeys(2)}
 local current = read_snapshot(KEYS[1])
 if refused(current, tonumber(ARGV[3]), ARGV[4]) then return 0 end
-return save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+local version = save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10])
+-- byte budgets (redis-budget-scripts.ts)
+count_bytes(ARGV[1], ARGV[2], ARGV[4], tonumber(ARGV[3]) == 0, #ARGV[6], 0, ARGV[9] == '1')
+return version
 `);
 
 /**
@@ -177,6 +182,10 @@ for i = 14, #ARGV do events[#events + 1] = ARGV[i] end
 local seq = append_events(KEYS[2], tonumber(ARGV[7]), events, ARGV[9], ARGV[10])
 if seq < 0 then return { -1, -1 } end
 local version = save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], seq, ARGV[8], ARGV[9], ARGV[10])
+-- byte budgets (redis-budget-scripts.ts): the snapshot, and the events this write appended
+local log_bytes = 0
+for _, event_json in ipairs(events) do log_bytes = log_bytes + #event_json end
+count_bytes(ARGV[1], ARGV[2], ARGV[4], tonumber(ARGV[3]) == 0, #ARGV[6], log_bytes, ARGV[9] == '1')
 local instance = ARGV[11]
 if instance ~= '' then
   local take, ends = ARGV[13] == '1', ARGV[9] == '1'
@@ -231,6 +240,13 @@ local due = redis.call('ZRANGEBYSCORE', prefix .. 'expiring', '-inf', now_ms(), 
 for _, id in ipairs(due) do expire(prefix, id) end
 return #due
 `);
+
+/**
+ * Byte budgets: room for a turn of one caller (see ADMIT_BODY in redis-budget-scripts.ts).
+ * ARGV prefix, owner key, bytes, maxBytes, maxBytesPerCaller, how many due tasks to expire first.
+ * Returns 1 (admitted) or 0 (refused).
+ */
+export const ADMIT_TURN = new LuaScript(`${COMMON}${ADMIT_BODY}`);
 
 /**
  * Appends one event to a task's stream (see append_events).

@@ -168,6 +168,9 @@ describe('RedisTaskStore', () => {
         keys.index(keys.scope(scope), { contextId: 'c' }),
         keys.index(keys.scope(scope), { status: 'TASK_STATE_WORKING' }),
         keys.index(keys.scope(scope), { contextId: 'c', status: 'TASK_STATE_WORKING' }),
+        // the byte budget counts the working task alone: the expired one's bytes came back with it
+        keys.budget(),
+        `${own}budget-tasks`,
       ].sort();
       // the sweep runs every min(ttl, 60 s): the first one after the expiry (SCAN is not atomic, so the
       // key list is read again until it settles, or for a few seconds on a loaded machine)
@@ -175,6 +178,7 @@ describe('RedisTaskStore', () => {
       await waitUntil(async () => (keysLeft = await keysUnder(redis.client, own)).length === left.length, { attempts: 50, intervalMs: 100 });
       expect(keysLeft).toEqual(left);
       expect(await redis.client.zcard(keys.index(keys.scope(scope), {}))).toBe(1);
+      expect(await redis.client.hkeys(`${own}budget-tasks`)).toEqual(['working']);
       await deleteKeys(redis.client, own);
     });
 
