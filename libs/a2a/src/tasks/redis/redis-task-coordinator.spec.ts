@@ -73,10 +73,12 @@ describe('RedisTaskCoordinator with the task manager', () => {
 
   it('reports each lapsed claim once, across sweeps of many pages and several instances', async () => {
     const scopeOf = (id: string): TaskScope => ({ ...scope, subject: `subject-${id}` });
-    const dying = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 300 });
+    // a long lease: on a loaded machine a short one could lapse while the 1,200 claims are taken,
+    // and the dying instance's own sweep would take (and report to nobody) what the survivors must
+    const dying = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 60_000 });
     const ids = Array.from({ length: 1200 }, () => randomUUID());
     expect(await Promise.all(ids.map((id) => dying.claim(id, scopeOf(id))))).toEqual(ids.map(() => true));
-    await dying.close(); // stops renewing: every lease lapses
+    await dying.close(); // stops renewing and drops its leases: every claim is left for the survivors' sweeps
     const reported: Array<[string, TaskScope]> = [];
     const survivors = [1, 2].map(() => new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 300 }));
     try {
