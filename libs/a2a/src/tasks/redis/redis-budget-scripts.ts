@@ -14,7 +14,7 @@
  * |---|---|---|
  * | `budget` | hash | owner → bytes its stored tasks take; `*` → all owners together |
  * | `budget-tasks` | hash | taskId → JSON `{o, b, l}`: its owner, the bytes counted for it, of which its log's |
- * | `budget-finished:<owner>` | zset | the owner's finished tasks by finishing time: the first to give way |
+ * | `budget-finished:<owner>` | zset | the owner's finished tasks by finishing time (µs): the first to give way |
  *
  * `<owner>` is the caller across agents: tenant and subject as key parts (see `RedisTaskKeys.owner`),
  * which is the scope key without its agent part. Bytes are the stored JSON: the snapshot and every
@@ -59,8 +59,9 @@ local function count_bytes(prefix, id, sk, created, snapshot_bytes, log_bytes, t
   redis.call('HSET', tasks_key, id, cjson.encode({ o = entry.o, b = bytes, l = log }))
   local finished = prefix .. 'budget-finished:' .. entry.o
   if terminal then
+    -- in microseconds: two tasks finished in the same millisecond still give way in the order they finished
     local t = redis.call('TIME')
-    redis.call('ZADD', finished, tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), id)
+    redis.call('ZADD', finished, tonumber(t[1]) * 1000000 + tonumber(t[2]), id)
   else
     redis.call('ZREM', finished, id)
   end
