@@ -55,7 +55,7 @@ export class AppModule {
             defaultAgent: 'echo',
             allowUnauthenticated: config.allowUnauthenticated,
             signing: await signing(config),
-            redis: config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisPrefix } : undefined,
+            redis: config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisPrefix, leaseMs: config.leaseMs } : undefined,
             push: await push(config),
             // the support agent's peers (DEMO_PEERS; by default this demo's own echo agent)
             peers: demoPeerOptions(config.peers),

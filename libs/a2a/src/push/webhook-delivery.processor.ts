@@ -1,23 +1,21 @@
 /**
- * One attempt of one notification: read the config again (deleted: nothing is sent), dial its URL
+ * One attempt of one notification: with the config as just read (its caller sends nothing to a deleted one), dial its URL
  * through the egress policy (checked and pinned at connect time), POST the event, and judge the
  * answer. 2xx delivered; 410 disables the config; 429 and 503 retry after `Retry-After` (capped);
  * anything else (3xx included: redirects are never followed), a timeout or a connection error is
  * retried on the schedule until it is used up, then recorded as a dead letter.
  */
 import { Logger } from '@nestjs/common';
-import type { Job } from 'bullmq';
 import { EgressDeadlineError, EgressRefusedError, EgressRequestError } from '../net/egress-errors.js';
 import type { PinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { redactUrl } from '../net/redact-url.js';
 import { requestWithDeadline } from '../net/request-with-deadline.js';
 import { A2A_JSON } from '../protocol/json-body.js';
 import { PROTOCOL_VERSION, type TaskPushNotificationConfig } from '../protocol/types.js';
-import type { PushConfigStore } from './push-config-store.js';
+import type { PushConfigStore, StoredPushConfig } from './push-config-store.js';
 import type { PushDeadLetters } from './push-dead-letters.js';
 import type { PushDeliveryEvent, PushDeliveryEvents } from './push-delivery-events.js';
-import type { PushJobProcessor } from './push-delivery-queue.js';
-import type { PushJobData, PushJobOutcome } from './push-job.js';
+import type { PushJobData } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
 import { formatDelay, jittered, retryAfterDelay } from './retry-schedule.js';
 import { NOTIFICATION_SIGNATURE_HEADER, type NotificationSigner } from './notification-signer.js';
@@ -46,6 +44,20 @@ export class DeliveryFailedError extends Error {
   }
 }
 
+/** One attempt of one notification, as the ordered delivery hands it over. */
+export interface DeliveryAttempt {
+  /** The notification's `webhook-id`. */
+  readonly webhookId: string;
+  readonly data: PushJobData;
+  /** The config as read just before this attempt. */
+  readonly config: StoredPushConfig;
+  /** The event as a StreamResponse in its HTTP+JSON form, exactly as sent. */
+  readonly body: string;
+  /** Attempts made before this one. */
+  readonly attemptsMade: number;
+  readonly maxAttempts: number;
+}
+
 /** How an attempt went, when it did not succeed. */
 interface Failure {
   readonly reason: string;
@@ -69,7 +81,7 @@ export interface WebhookDeliveryDeps {
 }
 
 /** @internal */
-export class WebhookDeliveryProcessor implements PushJobProcessor {
+export class WebhookDeliveryProcessor {
   private readonly logger = new Logger('A2A');
   private readonly now: () => number;
   private readonly random: () => number;
@@ -79,18 +91,15 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
     this.random = deps.random ?? Math.random;
   }
 
-  async process(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome> {
-    const { scope, taskId, seq, configId, body } = job.data;
-    const webhookId = job.id!;
-    const attempt = job.attemptsMade + 1;
-    const maxAttempts = job.opts.attempts ?? this.deps.options.retrySchedule.length;
-    const base = { webhookId, scope, taskId, seq, configId, attempt, maxAttempts };
-
-    const stored = await this.deps.configs.get(scope, taskId, configId);
-    if (!stored) {
-      this.emit({ type: 'dropped', ...base });
-      return 'dropped';
-    }
+  /**
+   * One attempt. `config` is the config as just read (the caller read it: a deleted one gets nothing).
+   * @returns 'delivered' (2xx) or 'disabled' (410: the config is deleted)
+   * @throws DeliveryAttemptError when another attempt follows, DeliveryFailedError after the last one
+   */
+  async process(attempt: DeliveryAttempt, signal: AbortSignal): Promise<'delivered' | 'disabled'> {
+    const { webhookId, config: stored, body } = attempt;
+    const { scope, taskId, seq, configId } = attempt.data;
+    const base = { webhookId, scope, taskId, seq, configId, attempt: attempt.attemptsMade + 1, maxAttempts: attempt.maxAttempts };
     const shown = redactUrl(stored.url);
     let failure: Failure;
     try {
@@ -124,6 +133,13 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
       failure = { reason: describeFailure(error) };
     }
     return this.failed(base, shown, failure);
+  }
+
+  /** A config that is gone (deleted, expired) before an attempt: nothing is sent. */
+  dropped(attempt: Omit<DeliveryAttempt, 'config' | 'body'>): 'dropped' {
+    const { scope, taskId, seq, configId } = attempt.data;
+    this.emit({ type: 'dropped', webhookId: attempt.webhookId, scope, taskId, seq, configId, attempt: attempt.attemptsMade + 1, maxAttempts: attempt.maxAttempts });
+    return 'dropped';
   }
 
   /** BullMQ's backoff: the delay chosen when the attempt failed, else the schedule's. */

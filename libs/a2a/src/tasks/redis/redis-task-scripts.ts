@@ -157,10 +157,22 @@ return save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], tonumber(AR
 `);
 
 /**
+ * The push outbox (issue 13), written by the commit itself so that no instance can die between
+ * storing events and recording that they are to be sent: when the task has push configs, the task
+ * is marked due up to this commit's last event (`push:due`, taskId → `<seq> <terminal> <scope JSON>`).
+ * Key names mirror push/push-outbox.ts and push/redis-push-config-store.ts. A task without configs
+ * (every task of an app without push) costs one EXISTS.
+ */
+const PUSH_OUTBOX = `
+if redis.call('EXISTS', ARGV[1] .. 'push:cfg:' .. ARGV[4] .. ':' .. ARGV[2]) == 1 then
+  redis.call('HSET', ARGV[1] .. 'push:due', ARGV[2], seq .. ' ' .. ARGV[9] .. ' ' .. ARGV[5])
+end`;
+
+/**
  * Commits events: appends them to the task's log and saves the snapshot they fold into, in one
  * atomic step, so the snapshot never lags the log and a stale writer changes nothing. With an
  * instance id, the same step takes that instance's claim (lease + claims entry) when asked, and
- * drops it when the task ends.
+ * drops it when the task ends; with push configs, it marks the task due (see PUSH_OUTBOX).
  * KEYS[1] the task hash, KEYS[2] the log, KEYS[3] the lease, KEYS[4] the claims hash, KEYS[5..]
  * the indexes of the new snapshot.
  * ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, expectedSeq, timeKey,
@@ -184,6 +196,7 @@ if instance ~= '' then
   if take and not ends then take_claim(KEYS[3], KEYS[4], instance, ARGV[12], ARGV[2], ARGV[5]) end
   if ends and not take then drop_claim(KEYS[3], KEYS[4], instance, ARGV[2]) end
 end
+${PUSH_OUTBOX}
 return { version, seq }
 `);
 

@@ -1,0 +1,118 @@
+/**
+ * Push as a projection of the task's log, in order per (task, config): a config has a cursor (the
+ * last event delivered or given up) and at most one job, the one for the event after its cursor, so a
+ * receiver gets a task's events in sequence order. The job reads its event from the log, the config
+ * again, and sends it; once the event is delivered or given up (a dead letter) the cursor moves on and
+ * the job for the next event is enqueued. A 410 deletes the config: nothing more is sent to it.
+ *
+ * Every step is idempotent, so an instance may die anywhere: a job whose instance died is attempted
+ * again (the same `webhook-id`), a cursor moves only from where the job found it, and a chain broken
+ * between moving the cursor and enqueueing the next job is mended by the relay, which enqueues the
+ * next job of every lagging config of a due task.
+ */
+import { encode } from '../protocol/codec.js';
+import { StreamResponseSchema } from '../protocol/schemas.js';
+import type { StreamResponse } from '../protocol/types.js';
+import type { EventLog } from '../tasks/event-log.js';
+import type { PushConfigStore } from './push-config-store.js';
+import type { PushDeliveryQueue, PushJob, PushJobProcessor, PushJobRun } from './push-delivery-queue.js';
+import { webhookIdOf, type PushJobData, type PushJobOutcome } from './push-job.js';
+import type { ResolvedPushOptions } from './push-options.js';
+import type { RedisPushOutbox } from './push-outbox.js';
+import { jittered } from './retry-schedule.js';
+import { DeliveryFailedError, type WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
+
+/** How long reading one event through `follow` may take (a log without `read`). */
+const FOLLOW_READ_MS = 2_000;
+
+export interface OrderedPushDeliveryDeps {
+  readonly configs: PushConfigStore;
+  readonly outbox: Pick<RedisPushOutbox, 'advance' | 'forget'>;
+  readonly log: EventLog;
+  readonly webhooks: Pick<WebhookDeliveryProcessor, 'process' | 'dropped' | 'nextDelay' | 'close'>;
+  readonly queue: Pick<PushDeliveryQueue, 'add'>;
+  readonly options: Pick<ResolvedPushOptions, 'retrySchedule' | 'jitter'>;
+  readonly random?: () => number;
+}
+
+/** The job that sends event `seq` of a task to one config: its id is the notification's `webhook-id`. */
+export function pushJobFor(data: Omit<PushJobData, 'redelivery'>, options: Pick<ResolvedPushOptions, 'retrySchedule' | 'jitter'>, random: () => number = Math.random): PushJob {
+  const { scope, taskId, seq, configId } = data;
+  return {
+    id: webhookIdOf(taskId, seq, configId),
+    data: { scope: { agent: scope.agent, tenant: scope.tenant, subject: scope.subject }, taskId, seq, configId },
+    delayMs: jittered(options.retrySchedule[0], options.jitter, random),
+  };
+}
+
+/** @internal */
+export class OrderedPushDelivery implements PushJobProcessor {
+  private readonly random: () => number;
+
+  constructor(private readonly deps: OrderedPushDeliveryDeps) {
+    this.random = deps.random ?? Math.random;
+  }
+
+  async process(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome> {
+    const { data } = job;
+    const { scope, taskId, seq, configId } = data;
+    const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts };
+    const config = await this.deps.configs.get(scope, taskId, configId);
+    if (!config) {
+      await this.deps.outbox.forget(scope, taskId, configId);
+      return this.deps.webhooks.dropped(attempt);
+    }
+    const start = config.afterSeq ?? 0;
+    if (!data.redelivery) {
+      // where the cursor is (moving it from -1 never succeeds): only the event right after it is sent
+      const { cursor } = await this.deps.outbox.advance(scope, taskId, configId, -1, -1, start);
+      if (cursor !== seq - 1) {
+        // done already (an attempt whose instance died after delivering), or not this job's turn
+        await this.moveOn(data, cursor, start);
+        return 'duplicate';
+      }
+    }
+    const event = await this.eventAt(taskId, seq);
+    if (!event) {
+      // the task and its log are gone (retention): nothing left to send
+      if (!data.redelivery) await this.moveOn(data, seq - 1, start);
+      return this.deps.webhooks.dropped(attempt);
+    }
+    const body = JSON.stringify(encode(StreamResponseSchema, event));
+    let outcome: 'delivered' | 'disabled';
+    try {
+      outcome = await this.deps.webhooks.process({ ...attempt, config, body }, signal);
+    } catch (error) {
+      // given up: a dead letter; the config's next event follows
+      if (error instanceof DeliveryFailedError && !data.redelivery) await this.moveOn(data, seq - 1, start);
+      throw error;
+    }
+    if (outcome === 'disabled') await this.deps.outbox.forget(scope, taskId, configId);
+    else if (!data.redelivery) await this.moveOn(data, seq - 1, start);
+    return outcome;
+  }
+
+  nextDelay(attemptsMade: number, error: unknown): number {
+    return this.deps.webhooks.nextDelay(attemptsMade, error);
+  }
+
+  /** Releases the connections of the webhook dispatcher. */
+  close(): Promise<void> {
+    return this.deps.webhooks.close();
+  }
+
+  /** Moves the cursor from `from` to this job's event (if it is still there), then enqueues the next event's job when the log has one. */
+  private async moveOn(data: PushJobData, from: number, start: number): Promise<void> {
+    const { scope, taskId, seq, configId } = data;
+    const { cursor, dueSeq } = await this.deps.outbox.advance(scope, taskId, configId, from, from === seq - 1 ? seq : from, start);
+    if (dueSeq > cursor) await this.deps.queue.add([pushJobFor({ scope, taskId, seq: cursor + 1, configId }, this.deps.options, this.random)]);
+  }
+
+  private async eventAt(taskId: string, seq: number): Promise<StreamResponse | undefined> {
+    const log = this.deps.log;
+    if (log.read) return (await log.read(taskId, seq, seq)).find((logged) => logged.seq === seq)?.event;
+    const signal = AbortSignal.timeout(FOLLOW_READ_MS);
+    for await (const logged of log.follow(taskId, seq - 1, signal)) return logged.seq === seq ? logged.event : undefined;
+    return undefined;
+  }
+}
