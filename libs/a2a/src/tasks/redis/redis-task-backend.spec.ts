@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { scopeKey } from '../../redis/redis-keys.js';
 import { REDIS_URL, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
 import { statusEvent } from '../../testing/event-log.contract.js';
@@ -72,6 +73,23 @@ describe('RedisTaskBackend', () => {
       const done = await backend.commit({ scope, current: undefined, events, next: makeTask(quick, { state: 'TASK_STATE_COMPLETED' }) });
       expect(done.seq).toBe(2);
       expect(await claimOf(quick)).toEqual([null, null]);
+    });
+
+    it('marks a task with push configs due in the same write (the push outbox), and no other task', async () => {
+      const backend = newBackend();
+      const scope = freshScope();
+      const due = (id: string) => redis.client.hget(`${prefix}push:due`, id);
+      const plain = `plain-${randomUUID()}`;
+      await backend.commit({ scope, current: undefined, events: [statusEvent(plain, 'working')], next: makeTask(plain, { state: 'TASK_STATE_WORKING' }) });
+      expect(await due(plain)).toBeNull();
+
+      const pushed = `pushed-${randomUUID()}`;
+      await redis.client.hset(`${prefix}push:cfg:${scopeKey(scope)}:${pushed}`, 'cfg', '{}');
+      const opened = await backend.commit({ scope, current: undefined, events: [statusEvent(pushed, 'working')], next: makeTask(pushed, { state: 'TASK_STATE_WORKING' }) });
+      expect(await due(pushed)).toBe(`1 0 ${JSON.stringify(scope)}`);
+      const events = [statusEvent(pushed, 'more'), statusEvent(pushed, 'done')];
+      await backend.commit({ scope, current: opened, events, next: makeTask(pushed, { state: 'TASK_STATE_COMPLETED' }) });
+      expect(await due(pushed)).toBe(`3 1 ${JSON.stringify(scope)}`);
     });
   });
 });
