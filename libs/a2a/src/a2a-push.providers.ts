@@ -19,6 +19,7 @@ import { PushNotificationService } from './push/push-notification.service.js';
 import { RedisPushOutbox } from './push/push-outbox.js';
 import { PushRelay } from './push/push-relay.js';
 import { OrderedPushDelivery } from './push/ordered-push-delivery.js';
+import { DeliverySlots } from './push/delivery-slots.js';
 import { DisabledPushNotifications, PushNotifications } from './push/push-notifications.js';
 import { configRetentionMs, type ResolvedPushOptions } from './push/push-options.js';
 import { RedisPushConfigStore } from './push/redis-push-config-store.js';
@@ -113,7 +114,7 @@ export const PUSH_PROVIDERS: Provider[] = [
         bodyTimeoutMs: push.attemptTimeoutMs,
       });
       const webhooks = new WebhookDeliveryProcessor({ configs, box: new SecretBox(push.encryptionKey), dispatcher, events, deadLetters, options: push, issuerOf, signer });
-      return new OrderedPushDelivery({ configs, outbox, log: tasks.log, webhooks, queue, options: push });
+      return new OrderedPushDelivery({ configs, outbox, log: tasks.log, webhooks, queue, slots: new DeliverySlots(push), options: push });
     },
     inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, RedisPushOutbox, A2A_PUSH_QUEUE, TaskBackend],
   },

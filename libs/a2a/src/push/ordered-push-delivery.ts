@@ -15,12 +15,16 @@ import { StreamResponseSchema } from '../protocol/schemas.js';
 import type { StreamResponse } from '../protocol/types.js';
 import type { EventLog } from '../tasks/event-log.js';
 import type { PushConfigStore } from './push-config-store.js';
-import type { PushDeliveryQueue, PushJob, PushJobProcessor, PushJobRun } from './push-delivery-queue.js';
+import type { DeliverySlots } from './delivery-slots.js';
+import { DeliveryDeferredError, type PushDeliveryQueue, type PushJob, type PushJobProcessor, type PushJobRun } from './push-delivery-queue.js';
 import { webhookIdOf, type PushJobData, type PushJobOutcome } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
 import type { RedisPushOutbox } from './push-outbox.js';
 import { jittered } from './retry-schedule.js';
 import { DeliveryFailedError, type WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
+
+/** A job that finds no delivery slot free steps aside for this long, up to twice (spread, so they do not come back together). */
+const DEFER_MS = 200;
 
 /** How long reading one event through `follow` may take (a log without `read`). */
 const FOLLOW_READ_MS = 2_000;
@@ -31,6 +35,7 @@ export interface OrderedPushDeliveryDeps {
   readonly log: EventLog;
   readonly webhooks: Pick<WebhookDeliveryProcessor, 'process' | 'dropped' | 'nextDelay' | 'close'>;
   readonly queue: Pick<PushDeliveryQueue, 'add'>;
+  readonly slots: Pick<DeliverySlots, 'take'>;
   readonly options: Pick<ResolvedPushOptions, 'retrySchedule' | 'jitter'>;
   readonly random?: () => number;
 }
@@ -43,6 +48,20 @@ export function pushJobFor(data: Omit<PushJobData, 'redelivery'>, options: Pick<
     data: { scope: { agent: scope.agent, tenant: scope.tenant, subject: scope.subject }, taskId, seq, configId },
     delayMs: jittered(options.retrySchedule[0], options.jitter, random),
   };
+}
+
+/** The receiver host a delivery counts against (`host:port`). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** The caller a delivery counts against: its task's tenant and subject. */
+function callerOf(scope: PushJobData['scope']): string {
+  return JSON.stringify([scope.tenant, scope.subject]);
 }
 
 /** @internal */
@@ -72,20 +91,27 @@ export class OrderedPushDelivery implements PushJobProcessor {
         return 'duplicate';
       }
     }
-    const event = await this.eventAt(taskId, seq);
-    if (!event) {
-      // the task and its log are gone (retention): nothing left to send
-      if (!data.redelivery) await this.moveOn(data, seq - 1, start);
-      return this.deps.webhooks.dropped(attempt);
-    }
-    const body = JSON.stringify(encode(StreamResponseSchema, event));
+    const release = this.deps.slots.take(hostOf(config.url), callerOf(scope));
+    // its receiver or its caller has as many deliveries in flight as it may: the worker takes another job
+    if (!release) throw new DeliveryDeferredError(DEFER_MS + Math.floor(this.random() * DEFER_MS));
+    let answered = true;
     let outcome: 'delivered' | 'disabled';
     try {
+      const event = await this.eventAt(taskId, seq);
+      if (!event) {
+        // the task and its log are gone (retention): nothing left to send
+        if (!data.redelivery) await this.moveOn(data, seq - 1, start);
+        return this.deps.webhooks.dropped(attempt);
+      }
+      const body = JSON.stringify(encode(StreamResponseSchema, event));
       outcome = await this.deps.webhooks.process({ ...attempt, config, body }, signal);
     } catch (error) {
+      answered = !(error as { timedOut?: boolean })?.timedOut;
       // given up: a dead letter; the config's next event follows
       if (error instanceof DeliveryFailedError && !data.redelivery) await this.moveOn(data, seq - 1, start);
       throw error;
+    } finally {
+      release(answered);
     }
     if (outcome === 'disabled') await this.deps.outbox.forget(scope, taskId, configId);
     else if (!data.redelivery) await this.moveOn(data, seq - 1, start);

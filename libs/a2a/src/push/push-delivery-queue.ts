@@ -40,6 +40,17 @@ export interface PushJob {
   readonly delayMs: number;
 }
 
+/**
+ * Thrown by a processor that cannot start the job now (no delivery slot free): the job steps aside
+ * for `delayMs`, no attempt counted, and the worker takes the next one.
+ */
+export class DeliveryDeferredError extends Error {
+  constructor(readonly delayMs: number) {
+    super(`deferred for ${delayMs} ms`);
+    this.name = 'DeliveryDeferredError';
+  }
+}
+
 /** One attempt of one job, as the worker hands it over. */
 export interface PushJobRun {
   readonly data: PushJobData;
@@ -195,10 +206,15 @@ export class PushDeliveryQueue {
       this.workerDuplicates.push(copy);
       return copy;
     }) as typeof template.duplicate;
-    const run = async (job: Job<PushJobData, PushJobOutcome>) => {
+    const run = async (job: Job<PushJobData, PushJobOutcome>, token?: string) => {
       this.inFlight++;
       try {
         return await processor.process({ data: job.data, attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? this.options.retrySchedule.length }, this.aborter.signal);
+      } catch (error) {
+        if (!(error instanceof DeliveryDeferredError)) throw error;
+        // BullMQ's public way to put a running job back for later without counting an attempt
+        await job.moveToDelayed(Date.now() + error.delayMs, token);
+        throw new this.peers.bullmq.DelayedError();
       } finally {
         this.inFlight--;
       }

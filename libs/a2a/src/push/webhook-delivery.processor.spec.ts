@@ -62,6 +62,8 @@ const OPTIONS: ResolvedPushOptions = {
   queueName: 'q',
   queuePrefix: 'p',
   concurrency: 1,
+  maxInFlightPerHost: 1,
+  maxInFlightPerCaller: 1,
   maxConfigsPerTask: 5,
   deadLetterLimit: 10,
   shutdownTimeoutMs: 1000,

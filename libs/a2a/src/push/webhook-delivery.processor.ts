@@ -30,6 +30,8 @@ export class DeliveryAttemptError extends Error {
   constructor(
     message: string,
     readonly nextDelayMs: number,
+    /** The receiver gave no complete answer within the attempt's deadline. */
+    readonly timedOut = false,
   ) {
     super(message);
     this.name = 'DeliveryAttemptError';
@@ -38,7 +40,11 @@ export class DeliveryAttemptError extends Error {
 
 /** The last attempt failed: the notification is a dead letter. */
 export class DeliveryFailedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The receiver gave no complete answer within the attempt's deadline. */
+    readonly timedOut = false,
+  ) {
     super(message);
     this.name = 'DeliveryFailedError';
   }
@@ -64,6 +70,8 @@ interface Failure {
   readonly status?: number;
   /** `Retry-After` asked for this delay. */
   readonly retryAfterMs?: number;
+  /** No complete answer within the deadline. */
+  readonly timedOut?: boolean;
 }
 
 export interface WebhookDeliveryDeps {
@@ -130,7 +138,7 @@ export class WebhookDeliveryProcessor {
       failure = { reason: status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`, status, retryAfterMs };
     } catch (error) {
       if (signal.aborted && error === signal.reason) throw error; // shutting down: the job is attempted again later
-      failure = { reason: describeFailure(error) };
+      failure = { reason: describeFailure(error), timedOut: error instanceof EgressDeadlineError };
     }
     return this.failed(base, shown, failure);
   }
@@ -176,12 +184,12 @@ export class WebhookDeliveryProcessor {
       });
       this.logger.warn(`Push notification ${base.webhookId} to ${url} failed after ${attempt} attempts: ${failure.reason}`);
       this.emit({ type: 'failed', ...base, url, status: failure.status, error: failure.reason });
-      throw new DeliveryFailedError(failure.reason);
+      throw new DeliveryFailedError(failure.reason, failure.timedOut);
     }
     const nextDelayMs = failure.retryAfterMs ?? this.scheduledDelay(attempt);
     this.logger.debug(`Push notification ${base.webhookId} to ${url}: attempt ${attempt} of ${maxAttempts} failed (${failure.reason}); next in ${formatDelay(nextDelayMs)}`);
     this.emit({ type: 'retried', ...base, url, status: failure.status, error: failure.reason, nextDelayMs });
-    throw new DeliveryAttemptError(failure.reason, nextDelayMs);
+    throw new DeliveryAttemptError(failure.reason, nextDelayMs, failure.timedOut);
   }
 
   private async headers(
