@@ -21,10 +21,13 @@ import { webhookIdOf, type PushJobData, type PushJobOutcome } from './push-job.j
 import type { ResolvedPushOptions } from './push-options.js';
 import type { RedisPushOutbox } from './push-outbox.js';
 import { jittered } from './retry-schedule.js';
-import { DeliveryFailedError, type WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
+import { DeliveryAttemptError, DeliveryFailedError, type WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
 
 /** A job that finds no delivery slot free steps aside for this long, up to twice (spread, so they do not come back together). */
 const DEFER_MS = 200;
+
+/** Events one job sends at most, one after another, when the log already has them. */
+const MAX_BATCH = 16;
 
 /** How long reading one event through `follow` may take (a log without `read`). */
 const FOLLOW_READ_MS = 2_000;
@@ -42,10 +45,10 @@ export interface OrderedPushDeliveryDeps {
 
 /** The job that sends event `seq` of a task to one config: its id is the notification's `webhook-id`. */
 export function pushJobFor(data: Omit<PushJobData, 'redelivery'>, options: Pick<ResolvedPushOptions, 'retrySchedule' | 'jitter'>, random: () => number = Math.random): PushJob {
-  const { scope, taskId, seq, configId } = data;
+  const { scope, taskId, seq, configId, attemptsBefore } = data;
   return {
     id: webhookIdOf(taskId, seq, configId),
-    data: { scope: { agent: scope.agent, tenant: scope.tenant, subject: scope.subject }, taskId, seq, configId },
+    data: { scope: { agent: scope.agent, tenant: scope.tenant, subject: scope.subject }, taskId, seq, configId, ...(attemptsBefore ? { attemptsBefore } : {}) },
     delayMs: jittered(options.retrySchedule[0], options.jitter, random),
   };
 }
@@ -75,7 +78,9 @@ export class OrderedPushDelivery implements PushJobProcessor {
   async process(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome> {
     const { data } = job;
     const { scope, taskId, seq, configId } = data;
-    const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts };
+    // a job made by the one before it, after its event's first attempt failed there, counts that attempt
+    const before = data.attemptsBefore ?? 0;
+    const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data, attemptsMade: job.attemptsMade + before, maxAttempts: job.maxAttempts + before };
     const config = await this.deps.configs.get(scope, taskId, configId);
     if (!config) {
       await this.deps.outbox.forget(scope, taskId, configId);
@@ -105,6 +110,9 @@ export class OrderedPushDelivery implements PushJobProcessor {
       }
       const body = JSON.stringify(encode(StreamResponseSchema, event));
       outcome = await this.deps.webhooks.process({ ...attempt, config, body }, signal);
+      if (outcome === 'disabled') await this.deps.outbox.forget(scope, taskId, configId);
+      else if (!data.redelivery) answered = await this.continueAfter(data, start, signal);
+      return outcome;
     } catch (error) {
       answered = !(error as { timedOut?: boolean })?.timedOut;
       // given up: a dead letter; the config's next event follows
@@ -113,9 +121,41 @@ export class OrderedPushDelivery implements PushJobProcessor {
     } finally {
       release(answered);
     }
-    if (outcome === 'disabled') await this.deps.outbox.forget(scope, taskId, configId);
-    else if (!data.redelivery) await this.moveOn(data, seq - 1, start);
-    return outcome;
+  }
+
+  /**
+   * The job's event was delivered: moves the cursor on and sends the config's next events that are
+   * already in the log, one after another, in this same job (at most {@link MAX_BATCH}): a queue round
+   * trip per event would cost more than the POST. At the first one that fails, its own job takes over
+   * (its first attempt counted), and so does the job of whatever is left after the batch.
+   * @returns whether the receiver answered every attempt in time
+   */
+  private async continueAfter(data: PushJobData, start: number, signal: AbortSignal): Promise<boolean> {
+    const { scope, taskId, configId } = data;
+    let { cursor, dueSeq } = await this.deps.outbox.advance(scope, taskId, configId, data.seq - 1, data.seq, start);
+    for (let sent = 1; sent < MAX_BATCH && dueSeq > cursor && cursor === data.seq + sent - 1 && !signal.aborted; sent++) {
+      const seq = cursor + 1;
+      const next = { ...data, seq, attemptsBefore: undefined };
+      const [config, event] = await Promise.all([this.deps.configs.get(scope, taskId, configId), this.eventAt(taskId, seq)]);
+      if (!config || !event) break; // its own job says what became of it
+      const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data: next, attemptsMade: 0, maxAttempts: this.deps.options.retrySchedule.length };
+      try {
+        const outcome = await this.deps.webhooks.process({ ...attempt, config, body: JSON.stringify(encode(StreamResponseSchema, event)) }, signal);
+        if (outcome === 'disabled') {
+          await this.deps.outbox.forget(scope, taskId, configId);
+          return true;
+        }
+      } catch (error) {
+        if (error instanceof DeliveryAttemptError) {
+          await this.deps.queue.add([{ ...pushJobFor({ ...next, attemptsBefore: 1 }, this.deps.options), delayMs: error.nextDelayMs }]);
+          return !error.timedOut;
+        }
+        if (!(error instanceof DeliveryFailedError)) throw error; // this job's event is done: a retry of it only hands on
+      }
+      ({ cursor, dueSeq } = await this.deps.outbox.advance(scope, taskId, configId, seq - 1, seq, start));
+    }
+    if (dueSeq > cursor) await this.deps.queue.add([pushJobFor({ scope, taskId, seq: cursor + 1, configId }, this.deps.options, this.random)]);
+    return true;
   }
 
   nextDelay(attemptsMade: number, error: unknown): number {
