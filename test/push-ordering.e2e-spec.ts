@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import { A2AModule, PushDeliveryEvents, type PushDeliveryEvent } from 'nestjs-a2a';
+import { A2AModule, PushDeliveryAdmin, PushDeliveryEvents, type PushDeliveryEvent } from 'nestjs-a2a';
 import { startWebhookReceiver, waitUntil, type ReceivedNotification, type WebhookReceiver } from 'nestjs-a2a/testing';
 import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
 import { EchoAgent } from '../src/echo.agent.js';
@@ -93,6 +93,40 @@ describe('ordered delivery per (task, config)', () => {
     const ofTask = events.filter((e) => e.taskId === task.id);
     expect(ofTask.filter((e) => e.type === 'retried').map((e) => e.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(ofTask.filter((e) => e.type === 'failed')).toEqual([expect.objectContaining({ seq: 2, attempt: 9, maxAttempts: 9 })]);
+  }, 30_000);
+
+  it("shows operators where a config stands, lists a dead letter and redelivers it with the same webhook-id", async () => {
+    let acceptTwo = false;
+    receiver = await startWebhookReceiver((r) => (seqOf(r) === 2 && !acceptTwo ? { status: 503 } : {}));
+    const admin = app.app.get(PushDeliveryAdmin);
+    const [task] = await sendTasks(1, () => '/ops');
+    await receiver.waitFor((r) => r.filter((x) => seqOf(x) === 2).length >= 3);
+    const scope = events.find((e) => e.taskId === task.id)!.scope;
+    // event 2 waits for its next attempt: the operator sees which, how often it failed and why
+    const [waiting] = await admin.deliveryState(scope, task.id);
+    expect(waiting).toMatchObject({ delivered: 1, pendingThrough: 4, url: receiver.url('/ops'), failing: { seq: 2, lastError: 'HTTP 503', lastStatus: 503 } });
+    expect(waiting.failing!.attempts).toBeGreaterThanOrEqual(2);
+    expect(Date.parse(waiting.failing!.nextAttemptAt)).toBeGreaterThan(Date.now() - 1000);
+    await receiver.waitFor((r) => r.some((x) => stateOf(x) === 'TASK_STATE_COMPLETED'), 15_000);
+    const webhookId = receiver.on('/ops').find((r) => seqOf(r) === 2)!.webhookId;
+    expect((await admin.listDeadLetters(10)).map((l) => l.webhookId)).toContain(webhookId);
+    expect(await admin.getDeadLetter(webhookId)).toMatchObject({ taskId: task.id, seq: 2, attempts: 9, lastStatus: 503 });
+    await waitUntil(async () => (await admin.deliveryState(scope, task.id))[0].pendingThrough === 0, { attempts: 60, intervalMs: 50 });
+    expect(await admin.deliveryState(scope, task.id)).toEqual([expect.objectContaining({ delivered: 4, pendingThrough: 0 })]);
+    expect((await admin.deliveryState(scope, task.id))[0].failing).toBeUndefined();
+
+    acceptTwo = true;
+    const before = receiver.received.length;
+    expect(await admin.redeliver(webhookId)).toBe(true);
+    await receiver.waitFor((r) => r.length > before, 5000);
+    await sleep(300);
+    // the given-up notification again, as it was (the same webhook-id and body), and nothing else
+    expect(receiver.received.slice(before).map((r) => r.webhookId)).toEqual([webhookId]);
+    expect(receiver.received[before].body).toBe(receiver.on('/ops').find((r) => seqOf(r) === 2)!.body);
+    expect(events.filter((e) => e.webhookId === webhookId && e.type === 'delivered')).toHaveLength(1);
+    expect(await admin.getDeadLetter(webhookId)).toBeUndefined();
+    expect(await admin.redeliver(webhookId)).toBe(false);
+    expect(await admin.deliveryState({ ...scope, subject: 'someone else' }, task.id)).toEqual([]);
   }, 30_000);
 
   it('sends nothing more to a config after its receiver answered 410 in the middle of a task', async () => {

@@ -12,6 +12,7 @@ import { createPinnedDispatcher } from './net/pinned-dispatcher.js';
 import { NotificationSigner } from './push/notification-signer.js';
 import { PushConfigStore } from './push/push-config-store.js';
 import { PushDeadLetters, RedisPushDeadLetters } from './push/push-dead-letters.js';
+import { PushDeliveryAdmin } from './push/push-delivery-admin.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import { PushDeliveryQueue } from './push/push-delivery-queue.js';
 import { PushDeliveryLifecycle } from './push/push-delivery.lifecycle.js';
@@ -48,7 +49,7 @@ export const PUSH_PROVIDERS: Provider[] = [
   {
     provide: PushDeadLetters,
     useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
-      options.push && redis ? new RedisPushDeadLetters(redis.client, { keyPrefix: keyPrefixOf(options), limit: options.push.deadLetterLimit }) : undefined,
+      options.push && redis ? new RedisPushDeadLetters(redis.client, { keyPrefix: keyPrefixOf(options), limit: options.push.deadLetterLimit, retentionMs: options.tasks.retentionMs }) : undefined,
     inject: [A2A_OPTIONS, A2A_REDIS],
   },
   PushDeliveryEvents,
@@ -129,6 +130,12 @@ export const PUSH_PROVIDERS: Provider[] = [
       });
     },
     inject: [A2A_OPTIONS, PushConfigStore, TaskBackend, RedisPushOutbox],
+  },
+  {
+    provide: PushDeliveryAdmin,
+    useFactory: (deadLetters: PushDeadLetters | undefined, configs: PushConfigStore | undefined, outbox: RedisPushOutbox | undefined, queue: PushDeliveryQueue | undefined) =>
+      deadLetters && configs && outbox && queue ? new PushDeliveryAdmin(deadLetters, configs, outbox, queue) : undefined,
+    inject: [PushDeadLetters, PushConfigStore, RedisPushOutbox, A2A_PUSH_QUEUE],
   },
   {
     provide: TASK_EVENT_LISTENERS,

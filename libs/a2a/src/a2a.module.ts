@@ -9,6 +9,7 @@ import { A2AStartupCheck } from './a2a-startup-check.js';
 import { A2A_CLIENT_NAMES, A2A_GUARDS, A2A_OPTION_CHECK, A2A_OPTIONS, A2A_REDIS, A2A_ROUTES } from './config/a2a.constants.js';
 import { PushDeadLetters } from './push/push-dead-letters.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
+import { PushDeliveryAdmin } from './push/push-delivery-admin.js';
 import { A2ALifecycle } from './a2a-lifecycle.js';
 import { resolveA2APaths } from './server/a2a-paths.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
@@ -110,6 +111,7 @@ export class A2AModule extends ConfigurableA2AModule {
         A2A_REDIS,
         PushDeliveryEvents,
         PushDeadLetters,
+        PushDeliveryAdmin,
         ...PEER_EXPORTS,
         ...clientTokens.map((provider) => (provider as { provide: string }).provide),
       ],

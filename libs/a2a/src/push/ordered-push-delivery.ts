@@ -34,7 +34,7 @@ const FOLLOW_READ_MS = 2_000;
 
 export interface OrderedPushDeliveryDeps {
   readonly configs: PushConfigStore;
-  readonly outbox: Pick<RedisPushOutbox, 'advance' | 'forget'>;
+  readonly outbox: Pick<RedisPushOutbox, 'advance' | 'forget' | 'recordFailedAttempt'>;
   readonly log: EventLog;
   readonly webhooks: Pick<WebhookDeliveryProcessor, 'process' | 'dropped' | 'nextDelay' | 'close'>;
   readonly queue: Pick<PushDeliveryQueue, 'add'>;
@@ -115,6 +115,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
       return outcome;
     } catch (error) {
       answered = !(error as { timedOut?: boolean })?.timedOut;
+      if (error instanceof DeliveryAttemptError) await this.recordFailedAttempt(data, attempt.attemptsMade + 1, error);
       // given up: a dead letter; the config's next event follows
       if (error instanceof DeliveryFailedError && !data.redelivery) await this.moveOn(data, seq - 1, start);
       throw error;
@@ -147,6 +148,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
         }
       } catch (error) {
         if (error instanceof DeliveryAttemptError) {
+          await this.recordFailedAttempt(next, 1, error);
           await this.deps.queue.add([{ ...pushJobFor({ ...next, attemptsBefore: 1 }, this.deps.options), delayMs: error.nextDelayMs }]);
           return !error.timedOut;
         }
@@ -165,6 +167,12 @@ export class OrderedPushDelivery implements PushJobProcessor {
   /** Releases the connections of the webhook dispatcher. */
   close(): Promise<void> {
     return this.deps.webhooks.close();
+  }
+
+  private async recordFailedAttempt(data: PushJobData, attempts: number, error: DeliveryAttemptError): Promise<void> {
+    const { scope, taskId, seq, configId } = data;
+    const nextAttemptAt = new Date(Date.now() + error.nextDelayMs).toISOString();
+    await this.deps.outbox.recordFailedAttempt(scope, taskId, configId, { seq, attempts, lastError: error.message, ...(error.status === undefined ? {} : { lastStatus: error.status }), nextAttemptAt });
   }
 
   /** Moves the cursor from `from` to this job's event (if it is still there), then enqueues the next event's job when the log has one. */

@@ -5,6 +5,7 @@
  * |---|---|---|
  * | `push:due` | hash | taskId → `<seq> <terminal 0/1> <scope JSON>`: the task has configs and events up to `seq` may be undelivered |
  * | `push:cur:<sk>:<taskId>` | hash | configId → the last seq delivered (or given up) to that config |
+ * | `push:try:<sk>:<taskId>` | hash | configId → the last failed attempt at the event after its cursor (JSON) |
  *
  * The Redis task backend's commit script writes `push:due` in the same atomic step that appends the
  * events, whenever the task has a config (`push:cfg:<sk>:<taskId>` exists; see
@@ -28,6 +29,17 @@ export interface DueTask {
   readonly entry: string;
 }
 
+/** The last failed attempt at a config's next event. @publicApi */
+export interface FailedAttempt {
+  readonly seq: number;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  readonly lastError: string;
+  readonly lastStatus?: number;
+  /** RFC 3339: when the next attempt is due. */
+  readonly nextAttemptAt: string;
+}
+
 /** Marks a task due up to ARGV[2] unless it already is up to that or later. KEYS[1] push:due. ARGV taskId, seq, terminal, scopeJson. */
 const MARK = new LuaScript(`
 local current = redis.call('HGET', KEYS[1], ARGV[1])
@@ -42,14 +54,16 @@ return 0`);
 
 /**
  * Moves a config's cursor from ARGV[2] to ARGV[3] (an absent cursor counts as ARGV[4], the config's
- * starting point). KEYS[1] the cursor hash, KEYS[2] push:due. ARGV configId, from, to, start, taskId.
+ * starting point), and forgets the failed attempts of the event it leaves. KEYS[1] the cursor hash,
+ * KEYS[2] push:due, KEYS[3] the failed-attempt hash. ARGV configId, from, to, start, taskId.
  * Returns [moved 1/0, the cursor now, the task's due seq (0 when nothing is due)].
  */
 const ADVANCE = new LuaScript(`
 local cursor = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or ARGV[4])
 local moved = 0
-if cursor == tonumber(ARGV[2]) then
+if cursor == tonumber(ARGV[2]) and ARGV[2] ~= ARGV[3] then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('HDEL', KEYS[3], ARGV[1])
   cursor = tonumber(ARGV[3])
   moved = 1
 end
@@ -108,22 +122,38 @@ export class RedisPushOutbox {
    * @returns whether it moved, where it is now, and the task's due seq (0: nothing due)
    */
   async advance(scope: TaskScope, taskId: string, configId: string, from: number, to: number, start: number): Promise<{ moved: boolean; cursor: number; dueSeq: number }> {
-    const reply = (await ADVANCE.run(this.redis, [this.cursorKey(scope, taskId), this.dueKey], [configId, from, to, start, taskId])) as number[];
+    const reply = (await ADVANCE.run(this.redis, [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId)], [configId, from, to, start, taskId])) as number[];
     return { moved: Number(reply[0]) === 1, cursor: Number(reply[1]), dueSeq: Number(reply[2]) };
+  }
+
+  /** The last failed attempt at the event after a config's cursor (what an operator sees of a delivery that waits). */
+  async recordFailedAttempt(scope: TaskScope, taskId: string, configId: string, attempt: FailedAttempt): Promise<void> {
+    await this.redis.hset(this.tryKey(scope, taskId), configId, JSON.stringify(attempt));
+  }
+
+  /** The last failed attempt of each config's next event (configId → attempt); an event that was sent or given up has none. */
+  async failedAttempts(scope: TaskScope, taskId: string): Promise<Map<string, FailedAttempt>> {
+    const all = await this.redis.hgetall(this.tryKey(scope, taskId));
+    return new Map(Object.entries(all).map(([id, json]) => [id, JSON.parse(json) as FailedAttempt]));
   }
 
   /** A config is gone (deleted, 410): its cursor goes too. */
   async forget(scope: TaskScope, taskId: string, configId: string): Promise<void> {
-    await this.redis.hdel(this.cursorKey(scope, taskId), configId);
+    await this.redis.multi().hdel(this.cursorKey(scope, taskId), configId).hdel(this.tryKey(scope, taskId), configId).exec();
   }
 
   /** The task has finished: its cursors go when its configs do. */
   async expire(scope: TaskScope, taskId: string, ttlMs: number): Promise<void> {
-    await this.redis.pexpire(this.cursorKey(scope, taskId), Math.max(1, Math.round(ttlMs)));
+    const ms = Math.max(1, Math.round(ttlMs));
+    await this.redis.multi().pexpire(this.cursorKey(scope, taskId), ms).pexpire(this.tryKey(scope, taskId), ms).exec();
   }
 
   private cursorKey(scope: TaskScope, taskId: string): string {
     return `${this.prefix}push:cur:${scopeKey(scope)}:${taskId}`;
+  }
+
+  private tryKey(scope: TaskScope, taskId: string): string {
+    return `${this.prefix}push:try:${scopeKey(scope)}:${taskId}`;
   }
 }
 

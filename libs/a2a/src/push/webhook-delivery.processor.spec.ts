@@ -37,7 +37,7 @@ beforeAll(async () => {
   Logger.overrideLogger(false); // the failures these tests cause are logged by design
   redis = await connectClient();
   configs = new RedisPushConfigStore(redis, { keyPrefix: prefix });
-  deadLetters = new RedisPushDeadLetters(redis, { keyPrefix: prefix, limit: 10 });
+  deadLetters = new RedisPushDeadLetters(redis, { keyPrefix: prefix, limit: 10, now: () => NOW }); // the processor's clock
   receiver = await startWebhookReceiver((_r, nth) => reply(nth));
 });
 

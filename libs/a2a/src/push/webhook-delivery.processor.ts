@@ -32,6 +32,8 @@ export class DeliveryAttemptError extends Error {
     readonly nextDelayMs: number,
     /** The receiver gave no complete answer within the attempt's deadline. */
     readonly timedOut = false,
+    /** The receiver's HTTP status, when it answered. */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'DeliveryAttemptError';
@@ -189,7 +191,7 @@ export class WebhookDeliveryProcessor {
     const nextDelayMs = failure.retryAfterMs ?? this.scheduledDelay(attempt);
     this.logger.debug(`Push notification ${base.webhookId} to ${url}: attempt ${attempt} of ${maxAttempts} failed (${failure.reason}); next in ${formatDelay(nextDelayMs)}`);
     this.emit({ type: 'retried', ...base, url, status: failure.status, error: failure.reason, nextDelayMs });
-    throw new DeliveryAttemptError(failure.reason, nextDelayMs, failure.timedOut);
+    throw new DeliveryAttemptError(failure.reason, nextDelayMs, failure.timedOut, failure.status);
   }
 
   private async headers(
