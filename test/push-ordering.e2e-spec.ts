@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { A2AModule, PushDeliveryAdmin, PushDeliveryEvents, type PushDeliveryEvent } from 'nestjs-a2a';
 import { startWebhookReceiver, waitUntil, type ReceivedNotification, type WebhookReceiver } from 'nestjs-a2a/testing';
 import { REDIS_URL, connectClient, deleteKeysUnder, uniquePrefix } from '../libs/a2a/src/redis/testing/redis-test-support.js';
+import { runCli } from '../libs/a2a/src/cli/cli.js';
 import { EchoAgent } from '../src/echo.agent.js';
 import { startApp } from './support/custom-app.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -127,6 +128,39 @@ describe('ordered delivery per (task, config)', () => {
     expect(await admin.getDeadLetter(webhookId)).toBeUndefined();
     expect(await admin.redeliver(webhookId)).toBe(false);
     expect(await admin.deliveryState({ ...scope, subject: 'someone else' }, task.id)).toEqual([]);
+  }, 30_000);
+
+  it('does the same from the command line: nestjs-a2a push dead-letters | dead-letter | state | redeliver', async () => {
+    let acceptTwo = false;
+    receiver = await startWebhookReceiver((r) => (seqOf(r) === 2 && !acceptTwo ? { status: 500 } : {}));
+    const [task] = await sendTasks(1, () => '/cli');
+    await receiver.waitFor((r) => r.some((x) => stateOf(x) === 'TASK_STATE_COMPLETED'), 15_000);
+    const webhookId = receiver.on('/cli').find((r) => seqOf(r) === 2)!.webhookId;
+    const cli = async (...args: string[]) => {
+      let stdout = '';
+      let stderr = '';
+      const io = { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) }, env: { APP_REDIS: REDIS_URL } };
+      const code = await runCli(['push', ...args, '--redis-env', 'APP_REDIS', '--prefix', prefix], io);
+      return { code, stdout, stderr };
+    };
+    const listed = await cli('dead-letters', '--json');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).map((l: Json) => l.webhookId)).toContain(webhookId);
+    expect(JSON.parse((await cli('dead-letter', webhookId, '--json')).stdout)).toMatchObject({ taskId: task.id, seq: 2, attempts: 9 });
+    await waitUntil(async () => (await redis.hexists(`${prefix}push:due`, task.id)) === 0, { attempts: 60, intervalMs: 50 }); // the next sweep
+    const state = await cli('state', task.id, '--agent', 'echo');
+    expect(state.stdout).toBe(`${receiver.on('/cli')[0].headers['webhook-id']!.toString().split('.')[2]}  ${receiver.url('/cli')}  delivered through 4, pending through 0\n`);
+    acceptTwo = true;
+    const before = receiver.received.length;
+    expect(await cli('redeliver', webhookId)).toMatchObject({ code: 0, stdout: `${webhookId}: queued again\n` });
+    await receiver.waitFor((r) => r.length > before, 5000);
+    expect(receiver.received[before].webhookId).toBe(webhookId);
+    expect(await cli('redeliver', webhookId)).toMatchObject({ code: 1, stdout: `no dead letter ${webhookId}\n` });
+    // usage mistakes: exit 2, saying what is wrong
+    expect(await cli('state', task.id)).toMatchObject({ code: 2, stderr: expect.stringContaining('--agent <name> is needed') });
+    expect(await cli('nonsense')).toMatchObject({ code: 2 });
+    const noRedis = await runCli(['push', 'dead-letters'], { stdout: { write: () => 0 }, stderr: { write: () => 0 }, env: {} });
+    expect(noRedis).toBe(2);
   }, 30_000);
 
   it('sends nothing more to a config after its receiver answered 410 in the middle of a task', async () => {

@@ -25,6 +25,7 @@ import { PermissionDeniedError, UnauthenticatedError } from '../protocol/errors.
 import { TASK_STATES, type AgentCard, type StreamResponse, type TaskState } from '../protocol/types.js';
 import { UsageError, intOf, parseArgs, valueOf, type ParsedArgs } from './args.js';
 import { formatCard, formatEvent, formatResponse, formatTask, formatTaskList, formatTools } from './format.js';
+import { PUSH_OPTIONS_USAGE, PUSH_USAGE, runPushCommand } from './push-command.js';
 
 /** Where the CLI writes and what it reads. */
 export interface CliIo {
@@ -46,7 +47,7 @@ Commands:
   cancel <url> <task-id>      CancelTask
   subscribe <url> <task-id>   SubscribeToTask: prints the events as they arrive
   tools <url>                 the tools PeerToolProvider would expose for this agent
-
+${PUSH_USAGE}
 <url> is the agent's origin or base URL (the well-known card path is appended) or its card URL.
 
 Options:
@@ -72,7 +73,7 @@ Options:
   --allow <glob>              tools: only skills whose id matches (repeatable; default *)
   --allow-http                allow http:// URLs beyond the one you gave (development)
   --allow-private             allow loopback and private addresses beyond the one you gave (development)
-  -h, --help                  this text
+${PUSH_OPTIONS_USAGE}  -h, --help                  this text
 
 The <url> you give is trusted as typed (http, a local or private address: a notice on stderr says
 so); every other URL its card names must be https and public unless --allow-http/--allow-private.
@@ -387,6 +388,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   }
   const json = args.flags.has('json');
+  if (args.command === 'push') {
+    try {
+      return await runPushCommand(args, io.env, (value, text) => io.stdout.write(`${json ? JSON.stringify(value) : text}\n`));
+    } catch (error) {
+      if (!(error instanceof UsageError)) return failure(io, json, error);
+      io.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+  }
   if (args.command === undefined || ARITY[args.command] === undefined) {
     io.stderr.write(`${args.command === undefined ? 'a command is needed' : `unknown command ${args.command}`}\n\n${USAGE}`);
     return 2;
