@@ -26,15 +26,12 @@ import { DeliveryAttemptError, DeliveryFailedError, type WebhookDeliveryProcesso
 /** A job that finds no delivery slot free steps aside for this long, up to twice (spread, so they do not come back together). */
 const DEFER_MS = 200;
 
-/** Events one job sends at most, one after another, when the log already has them. */
-const MAX_BATCH = 16;
-
 /** How long reading one event through `follow` may take (a log without `read`). */
 const FOLLOW_READ_MS = 2_000;
 
 export interface OrderedPushDeliveryDeps {
   readonly configs: PushConfigStore;
-  readonly outbox: Pick<RedisPushOutbox, 'advance' | 'forget' | 'recordFailedAttempt'>;
+  readonly outbox: Pick<RedisPushOutbox, 'cursor' | 'advance' | 'forget' | 'recordFailedAttempt'>;
   readonly log: EventLog;
   readonly webhooks: Pick<WebhookDeliveryProcessor, 'process' | 'dropped' | 'nextDelay' | 'close'>;
   readonly queue: Pick<PushDeliveryQueue, 'add'>;
@@ -45,10 +42,10 @@ export interface OrderedPushDeliveryDeps {
 
 /** The job that sends event `seq` of a task to one config: its id is the notification's `webhook-id`. */
 export function pushJobFor(data: Omit<PushJobData, 'redelivery'>, options: Pick<ResolvedPushOptions, 'retrySchedule' | 'jitter'>, random: () => number = Math.random): PushJob {
-  const { scope, taskId, seq, configId, attemptsBefore } = data;
+  const { scope, taskId, seq, configId } = data;
   return {
     id: webhookIdOf(taskId, seq, configId),
-    data: { scope: { agent: scope.agent, tenant: scope.tenant, subject: scope.subject }, taskId, seq, configId, ...(attemptsBefore ? { attemptsBefore } : {}) },
+    data: { scope: { agent: scope.agent, tenant: scope.tenant, subject: scope.subject }, taskId, seq, configId },
     delayMs: jittered(options.retrySchedule[0], options.jitter, random),
   };
 }
@@ -78,18 +75,16 @@ export class OrderedPushDelivery implements PushJobProcessor {
   async process(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome> {
     const { data } = job;
     const { scope, taskId, seq, configId } = data;
-    // a job made by the one before it, after its event's first attempt failed there, counts that attempt
-    const before = data.attemptsBefore ?? 0;
-    const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data, attemptsMade: job.attemptsMade + before, maxAttempts: job.maxAttempts + before };
-    const config = await this.deps.configs.get(scope, taskId, configId);
+    const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts };
+    const [config, stored] = await Promise.all([this.deps.configs.get(scope, taskId, configId), this.deps.outbox.cursor(scope, taskId, configId)]);
     if (!config) {
       await this.deps.outbox.forget(scope, taskId, configId);
       return this.deps.webhooks.dropped(attempt);
     }
     const start = config.afterSeq ?? 0;
     if (!data.redelivery) {
-      // where the cursor is (moving it from -1 never succeeds): only the event right after it is sent
-      const { cursor } = await this.deps.outbox.advance(scope, taskId, configId, -1, -1, start);
+      // only the event right after the cursor is sent
+      const cursor = stored ?? start;
       if (cursor !== seq - 1) {
         // done already (an attempt whose instance died after delivering), or not this job's turn
         await this.moveOn(data, cursor, start);
@@ -100,7 +95,6 @@ export class OrderedPushDelivery implements PushJobProcessor {
     // its receiver or its caller has as many deliveries in flight as it may: the worker takes another job
     if (!release) throw new DeliveryDeferredError(DEFER_MS + Math.floor(this.random() * DEFER_MS));
     let answered = true;
-    let outcome: 'delivered' | 'disabled';
     try {
       const event = await this.eventAt(taskId, seq);
       if (!event) {
@@ -109,9 +103,9 @@ export class OrderedPushDelivery implements PushJobProcessor {
         return this.deps.webhooks.dropped(attempt);
       }
       const body = JSON.stringify(encode(StreamResponseSchema, event));
-      outcome = await this.deps.webhooks.process({ ...attempt, config, body }, signal);
+      const outcome = await this.deps.webhooks.process({ ...attempt, config, body }, signal);
       if (outcome === 'disabled') await this.deps.outbox.forget(scope, taskId, configId);
-      else if (!data.redelivery) answered = await this.continueAfter(data, start, signal);
+      else if (!data.redelivery) await this.moveOn(data, seq - 1, start);
       return outcome;
     } catch (error) {
       answered = !(error as { timedOut?: boolean })?.timedOut;
@@ -122,42 +116,6 @@ export class OrderedPushDelivery implements PushJobProcessor {
     } finally {
       release(answered);
     }
-  }
-
-  /**
-   * The job's event was delivered: moves the cursor on and sends the config's next events that are
-   * already in the log, one after another, in this same job (at most {@link MAX_BATCH}): a queue round
-   * trip per event would cost more than the POST. At the first one that fails, its own job takes over
-   * (its first attempt counted), and so does the job of whatever is left after the batch.
-   * @returns whether the receiver answered every attempt in time
-   */
-  private async continueAfter(data: PushJobData, start: number, signal: AbortSignal): Promise<boolean> {
-    const { scope, taskId, configId } = data;
-    let { cursor, dueSeq } = await this.deps.outbox.advance(scope, taskId, configId, data.seq - 1, data.seq, start);
-    for (let sent = 1; sent < MAX_BATCH && dueSeq > cursor && cursor === data.seq + sent - 1 && !signal.aborted; sent++) {
-      const seq = cursor + 1;
-      const next = { ...data, seq, attemptsBefore: undefined };
-      const [config, event] = await Promise.all([this.deps.configs.get(scope, taskId, configId), this.eventAt(taskId, seq)]);
-      if (!config || !event) break; // its own job says what became of it
-      const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data: next, attemptsMade: 0, maxAttempts: this.deps.options.retrySchedule.length };
-      try {
-        const outcome = await this.deps.webhooks.process({ ...attempt, config, body: JSON.stringify(encode(StreamResponseSchema, event)) }, signal);
-        if (outcome === 'disabled') {
-          await this.deps.outbox.forget(scope, taskId, configId);
-          return true;
-        }
-      } catch (error) {
-        if (error instanceof DeliveryAttemptError) {
-          await this.recordFailedAttempt(next, 1, error);
-          await this.deps.queue.add([{ ...pushJobFor({ ...next, attemptsBefore: 1 }, this.deps.options), delayMs: error.nextDelayMs }]);
-          return !error.timedOut;
-        }
-        if (!(error instanceof DeliveryFailedError)) throw error; // this job's event is done: a retry of it only hands on
-      }
-      ({ cursor, dueSeq } = await this.deps.outbox.advance(scope, taskId, configId, seq - 1, seq, start));
-    }
-    if (dueSeq > cursor) await this.deps.queue.add([pushJobFor({ scope, taskId, seq: cursor + 1, configId }, this.deps.options, this.random)]);
-    return true;
   }
 
   nextDelay(attemptsMade: number, error: unknown): number {

@@ -178,7 +178,7 @@ export class PushDeliveryQueue {
         opts: {
           jobId: job.id,
           delay: job.delayMs,
-          attempts: this.options.retrySchedule.length - (job.data.attemptsBefore ?? 0),
+          attempts: this.options.retrySchedule.length,
           backoff: { type: BACKOFF_TYPE },
           removeOnComplete: true,
           removeOnFail: { age: this.keepFailedSeconds, count: KEEP_FAILED_COUNT },

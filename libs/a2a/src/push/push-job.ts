@@ -12,8 +12,6 @@ export interface PushJobData {
   readonly taskId: string;
   readonly seq: number;
   readonly configId: string;
-  /** Attempts of this event already made by the job before it (which sent it right after its own event). */
-  readonly attemptsBefore?: number;
   /** An operator's redelivery of a dead letter: sent whatever the config's cursor says, and the cursor left as it is. */
   readonly redelivery?: boolean;
 }

@@ -111,6 +111,12 @@ export class RedisPushOutbox {
     return Number(await CLEAR.run(this.redis, [this.dueKey], [task.taskId, task.entry])) === 1;
   }
 
+  /** One config's cursor: the last seq delivered or given up; undefined before its first (it is at its start). */
+  async cursor(scope: TaskScope, taskId: string, configId: string): Promise<number | undefined> {
+    const seq = await this.redis.hget(this.cursorKey(scope, taskId), configId);
+    return seq === null ? undefined : Number(seq);
+  }
+
   /** The cursors of a task's configs (configId → last seq done); configs without one are at their start. */
   async cursors(scope: TaskScope, taskId: string): Promise<Map<string, number>> {
     const all = await this.redis.hgetall(this.cursorKey(scope, taskId));
