@@ -60,7 +60,7 @@ export class AppModule {
             // clients that still speak A2A 0.3 are served too (A2A_V03=0: 1.0 only)
             v03: config.v03,
             signing: await signing(config),
-            redis: config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisPrefix } : undefined,
+            redis: config.redisUrl ? { url: config.redisUrl, keyPrefix: config.redisPrefix, leaseMs: config.leaseMs } : undefined,
             push: await push(config),
             // the support agent's peers (DEMO_PEERS; by default this demo's own echo agent)
             peers: demoPeerOptions(config.peers),

@@ -17,6 +17,8 @@ export interface DemoConfig {
   allowPrivateWebhooks: boolean;
   /** A2A_PUSH_RETRY_SCHEDULE: comma-separated delays before each attempt (`0,200ms,1s,2s`). */
   pushRetrySchedule?: string;
+  /** A2A_LEASE_MS: the lease of a running turn on Redis (failover tests shorten it). */
+  leaseMs?: number;
   /** A2A_PUSH_ENCRYPTION_KEY: 32 bytes as base64 or hex; webhook credentials are then encrypted in Redis. */
   pushEncryptionKey?: string;
   /** DEMO_PEERS (`name=url,...`): the peers of the `support` agent; default the demo's own `echo` agent. */
@@ -65,6 +67,7 @@ export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
     allowPrivateWebhooks: env.A2A_ALLOW_PRIVATE_WEBHOOKS === '1',
     pushRetrySchedule: env.A2A_PUSH_RETRY_SCHEDULE || undefined,
     pushEncryptionKey: env.A2A_PUSH_ENCRYPTION_KEY || undefined,
+    leaseMs: env.A2A_LEASE_MS ? Number(env.A2A_LEASE_MS) : undefined,
     peers: parseDemoPeers(env.DEMO_PEERS, port),
     v03: env.A2A_V03 !== '0',
     rateLimit: positiveInteger(env, 'A2A_RATE_LIMIT'),

@@ -49,6 +49,7 @@ describe('entry points', () => {
         // push notifications
         'PushDeliveryEvents',
         'PushDeadLetters',
+        'PushDeliveryAdmin',
         'NOTIFICATION_SIGNATURE_HEADER',
         'NOTIFICATION_TOKEN_HEADER',
         'REDACTED_SECRET',

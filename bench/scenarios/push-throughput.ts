@@ -1,48 +1,42 @@
 /**
- * Push throughput (issue 3): deliveries per second from one instance's worker to a local receiver.
+ * Push throughput (issues 3 and 13): deliveries per second from one instance's worker to a local
+ * receiver, across many tasks, each config's events in order.
  *
- * One operation is one notification, from the event to the receiver's answer: the task event
- * listener (what the task's writer calls after each event) enqueues the job in BullMQ on Redis
- * (`REDIS_URL`, default 127.0.0.1:6379, under a key prefix of this run, deleted at the end); the
- * worker takes it, reads the config again, dials the receiver through the egress policy's pinned
- * dispatcher and POSTs the event; the operation ends when the 'delivered' event fires. The worker's
- * concurrency is the largest in-flight level, so the queue, not the worker, is what is measured.
+ * One operation is one task and its notifications: a blocking SendMessage (in process) with an inline
+ * push config pointing at the receiver; the task's commit marks it due in the push outbox (Redis,
+ * `REDIS_URL`, default 127.0.0.1:6379, under a key prefix of this run, deleted at the end), the relay
+ * enqueues the job of its first event, the worker reads the event from the log and the config, dials
+ * the receiver through the egress policy's pinned dispatcher and POSTs it, then enqueues the next
+ * event; the operation ends when the task's last event is delivered. So N in flight is N tasks, each
+ * delivering its events one after another, as ordering requires. The worker's concurrency, and the
+ * per-host and per-caller limits (one receiver, one caller here), are the largest in-flight level.
  *
  * Three cases against the same receiver (node:http on 127.0.0.1, keep-alive, answers 204 at once):
- *   - raw undici POSTs of the same body and headers with the same number in flight (the baseline:
- *     what delivering costs without a queue);
+ *   - raw undici POSTs: as many POSTs, one after another per operation, with the same number of
+ *     operations in flight (the baseline: what delivering costs without a queue);
  *   - nestjs-a2a push, plain (no signing, no encryption);
  *   - nestjs-a2a push with a signed JWT (ES256) per attempt and the credentials encrypted at rest.
- * The ratio is the queue's (and the signing's) price per notification.
+ * Deliveries per second are the operations' rate times the events per task.
  */
 import { createServer, type Server } from 'node:http';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { generateKeyPair } from 'jose';
-import { PushDeliveryEvents, TASK_EVENT_LISTENERS, type A2APushOptions, type StreamResponse, type TaskEventListener, type TaskScope } from 'nestjs-a2a';
+import { PushDeliveryEvents, type A2APushOptions } from 'nestjs-a2a';
 import { InProcessA2A } from 'nestjs-a2a/testing';
 import { Agent } from 'undici';
 import { compare, out, ratio, type BenchCase, type BenchConfig, type Scenario } from '../harness.js';
 import { closeServer, KEEP_ALIVE_MS, listenLocally } from '../support/http.js';
-import { AGENT, REDIS_URL, cleanUpRedis, lifecycleModule, runKeyPrefix, sendMessageParams, type Stack } from '../support/lifecycle.js';
+import { REDIS_URL, cleanUpRedis, lifecycleModule, runKeyPrefix, sendMessageParams, type Stack } from '../support/lifecycle.js';
+
+/** The bench agent's task: SUBMITTED, WORKING, its artifact, COMPLETED. */
+const EVENTS_PER_TASK = 4;
+/** Longest wait for one task's notifications before the run is called broken. */
+const OP_DEADLINE_MS = 30_000;
 
 const BASELINE = 'raw undici POST';
 const PUSH = 'nestjs-a2a push';
 const PUSH_SIGNED = 'nestjs-a2a push, signed + encrypted';
-/** Whose task the notifications are about: the in-process caller's. */
-const SCOPE: TaskScope = { agent: AGENT, tenant: '', subject: 'bench' };
-
-/** The event every notification carries (a status update, as most notifications are). */
-function eventOf(taskId: string, seq: number): StreamResponse {
-  return {
-    statusUpdate: {
-      taskId,
-      contextId: 'bench-context',
-      status: { state: 'TASK_STATE_WORKING', timestamp: new Date(1_700_000_000_000 + seq).toISOString() },
-    },
-  };
-}
-
 /** The receiver: answers 204 at once, counts what it got. */
 async function startReceiver(): Promise<{ origin: string; received: () => number; close(): Promise<void> }> {
   let received = 0;
@@ -57,29 +51,42 @@ async function startReceiver(): Promise<{ origin: string; received: () => number
 }
 
 /**
- * An app with push on (its own key prefix), one (finished) task with one config pointing at the
- * receiver; the operations append events to that task's listener, as its writer would.
+ * An app with push on (its own key prefix); an operation sends a task with an inline config pointing
+ * at `hook` and resolves once its last event is delivered, having checked they came in order.
  */
 async function pushStack(label: string, keyPrefix: string, hook: string, push: A2APushOptions): Promise<Stack> {
   const app: INestApplicationContext = await NestFactory.createApplicationContext(lifecycleModule({ url: REDIS_URL, keyPrefix }, push), { logger: false, abortOnError: false });
   try {
-    const a2a = InProcessA2A.of(app, { caller: { subject: SCOPE.subject } });
-    const { task } = await a2a.call<{ task: { id: string } }>('SendMessage', sendMessageParams('push bench'));
-    const taskId = task.id;
-    await a2a.call('CreateTaskPushNotificationConfig', { taskId, id: 'hook', url: hook, token: 'bench-token', authentication: { scheme: 'Bearer', credentials: 'bench-credentials' } });
-    const [listener] = app.get<TaskEventListener[]>(TASK_EVENT_LISTENERS);
-    const waiting = new Map<string, () => void>();
+    const a2a = InProcessA2A.of(app, { caller: { subject: 'bench' } });
+    /** Per task: the seqs delivered so far, and who waits for the last one. */
+    const waiting = new Map<string, { seqs: number[]; done?: () => void }>();
     const events = app.get(PushDeliveryEvents);
     events.on('delivered', (e) => {
-      waiting.get(e.webhookId)?.();
-      waiting.delete(e.webhookId);
+      const task = waiting.get(e.taskId) ?? { seqs: [] };
+      waiting.set(e.taskId, task);
+      task.seqs.push(e.seq);
+      if (task.seqs.length === EVENTS_PER_TASK) task.done?.();
     });
     events.on('retried', (e) => out(`${label}: a delivery was retried (${e.error}); the numbers are off`));
-    const op = async (seq: number) => {
-      const delivered = new Promise<void>((resolve) => waiting.set(`${taskId}.${seq + 1}.hook`, resolve));
-      // seq + 1: event sequence numbers start at 1
-      await listener.onAppended(SCOPE, taskId, [{ seq: seq + 1, event: eventOf(taskId, seq + 1) }]);
-      await delivered;
+    const params = sendMessageParams('push bench');
+    const op = async () => {
+      const answer = await a2a.call<{ task: { id: string } }>('SendMessage', {
+        ...params,
+        message: { ...params.message, messageId: `${Math.random()}` },
+        configuration: { taskPushNotificationConfig: { url: hook, token: 'bench-token', authentication: { scheme: 'Bearer', credentials: 'bench-credentials' } } },
+      });
+      const taskId = answer.task.id;
+      const task = waiting.get(taskId) ?? { seqs: [] };
+      waiting.set(taskId, task);
+      if (task.seqs.length < EVENTS_PER_TASK) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve, reject) => {
+          task.done = resolve;
+          timer = setTimeout(() => reject(new Error(`${label}: task ${taskId} got ${task.seqs.length} of ${EVENTS_PER_TASK} notifications in ${OP_DEADLINE_MS} ms`)), OP_DEADLINE_MS);
+        }).finally(() => clearTimeout(timer));
+      }
+      waiting.delete(taskId);
+      if (task.seqs.some((seq, i) => seq !== i + 1)) throw new Error(`${label}: task ${taskId} delivered out of order: ${task.seqs.join(',')}`);
     };
     return { op, close: () => app.close() };
   } catch (error) {
@@ -96,21 +103,28 @@ const scenario: Scenario = {
     const prefixes = [runKeyPrefix(), runKeyPrefix()];
     const stacks: Stack[] = [];
     try {
-      const body = JSON.stringify(eventOf('raw', 1));
+      const body = JSON.stringify({ statusUpdate: { taskId: 'raw', contextId: 'bench-context', status: { state: 'TASK_STATE_WORKING', timestamp: new Date().toISOString() } } });
+      // one task's worth of notifications, one after another (as one config's must go)
       const raw = async (seq: number) => {
-        const { statusCode, body: answer } = await client.request({
-          origin: receiver.origin,
-          path: '/raw',
-          method: 'POST',
-          headers: { 'content-type': 'application/a2a+json', authorization: 'Bearer bench-credentials', 'webhook-id': `raw.${seq}` },
-          body,
-        });
-        await answer.dump();
-        if (statusCode !== 204) throw new Error(`raw POST: HTTP ${statusCode}`);
+        for (let event = 1; event <= EVENTS_PER_TASK; event++) {
+          const { statusCode, body: answer } = await client.request({
+            origin: receiver.origin,
+            path: '/raw',
+            method: 'POST',
+            headers: { 'content-type': 'application/a2a+json', authorization: 'Bearer bench-credentials', 'webhook-id': `raw.${seq}.${event}` },
+            body,
+          });
+          await answer.dump();
+          if (statusCode !== 204) throw new Error(`raw POST: HTTP ${statusCode}`);
+        }
       };
+      const inFlight = Math.max(...config.concurrency);
       const common: A2APushOptions = {
         retrySchedule: '0,100ms',
-        concurrency: Math.max(...config.concurrency),
+        concurrency: inFlight,
+        // one receiver and one caller here: fairness limits would measure themselves
+        maxInFlightPerHost: inFlight,
+        maxInFlightPerCaller: inFlight,
         egress: { allowHttp: true, allowHosts: ['127.0.0.1'] },
       };
       const { privateKey } = await generateKeyPair('ES256');
@@ -127,13 +141,16 @@ const scenario: Scenario = {
         { label: PUSH, op: stacks[0].op },
         { label: PUSH_SIGNED, op: stacks[1].op },
       ];
-      const results = await compare('push deliveries (vs base = deliveries/s over raw undici POSTs at the same in-flight level)', cases, config);
+      const results = await compare(`push: tasks of ${EVENTS_PER_TASK} notifications each, delivered in order (vs base = over raw undici POSTs at the same in-flight level)`, cases, config);
       for (const level of config.concurrency) {
+        const rate = (label: string) => EVENTS_PER_TASK * results.find((m) => m.label === label && m.concurrency === level)!.opsPerSec;
         out(
-          `\nwith ${level} in flight: push delivers at ${ratio(results, PUSH, BASELINE, level).toFixed(2)} × the raw POST rate` +
-            ` (signed + encrypted: ${ratio(results, PUSH_SIGNED, BASELINE, level).toFixed(2)} ×)`,
+          `\nwith ${level} tasks in flight: push ${rate(PUSH).toFixed(0)} deliveries/s, signed + encrypted ${rate(PUSH_SIGNED).toFixed(0)}/s, raw POSTs ${rate(BASELINE).toFixed(0)}/s` +
+            ` (${ratio(results, PUSH, BASELINE, level).toFixed(2)} × and ${ratio(results, PUSH_SIGNED, BASELINE, level).toFixed(2)} × the raw rate)`,
         );
       }
+      const top = Math.max(...config.concurrency);
+      out(`GOAL  push deliveries/s with ${top} in flight = ${(EVENTS_PER_TASK * results.find((m) => m.label === PUSH && m.concurrency === top)!.opsPerSec).toFixed(0)} (goal ≥ 3000)`);
       out(`(receiver: ${receiver.received()} requests)`);
     } finally {
       await Promise.all(stacks.map((s) => s.close()));

@@ -1,6 +1,7 @@
 /**
- * Wiring of push notifications: with `push` in the options, the Redis config store, the BullMQ queue
- * and worker, the event listener and the service behind the push-config operations; without it, the
+ * Wiring of push notifications: with `push` in the options, the Redis config store, the outbox and
+ * its relay (also the event listener), the BullMQ queue and its ordered worker, and the service
+ * behind the push-config operations; without it, the
  * service that answers PushNotificationNotSupported and no listener. Nothing else branches on it.
  */
 import type { Provider } from '@nestjs/common';
@@ -11,11 +12,15 @@ import { createPinnedDispatcher } from './net/pinned-dispatcher.js';
 import { NotificationSigner } from './push/notification-signer.js';
 import { PushConfigStore } from './push/push-config-store.js';
 import { PushDeadLetters, RedisPushDeadLetters } from './push/push-dead-letters.js';
+import { PushDeliveryAdmin } from './push/push-delivery-admin.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import { PushDeliveryQueue } from './push/push-delivery-queue.js';
 import { PushDeliveryLifecycle } from './push/push-delivery.lifecycle.js';
-import { PushNotificationEnqueuer } from './push/push-notification-enqueuer.js';
 import { PushNotificationService } from './push/push-notification.service.js';
+import { RedisPushOutbox } from './push/push-outbox.js';
+import { PushRelay } from './push/push-relay.js';
+import { OrderedPushDelivery } from './push/ordered-push-delivery.js';
+import { DeliverySlots } from './push/delivery-slots.js';
 import { DisabledPushNotifications, PushNotifications } from './push/push-notifications.js';
 import { configRetentionMs, type ResolvedPushOptions } from './push/push-options.js';
 import { RedisPushConfigStore } from './push/redis-push-config-store.js';
@@ -24,7 +29,11 @@ import { WebhookDeliveryProcessor } from './push/webhook-delivery.processor.js';
 import { AgentCardService } from './server/agent-card.service.js';
 import { TASK_EVENT_LISTENERS } from './tasks/task-events.js';
 import { TaskBackend } from './tasks/task-backend.js';
+import { RedisTaskBackend } from './tasks/redis/redis-task-backend.js';
 import type { RedisConnection } from './redis/redis-connection.js';
+
+/** How often each instance sweeps the push outbox for work another instance (one that died, say) left. */
+const RELAY_INTERVAL_MS = 1_000;
 
 const keyPrefixOf = (options: ResolvedA2AOptions) => options.redis?.keyPrefix;
 const configTtlOf = (options: ResolvedA2AOptions, push: ResolvedPushOptions) => configRetentionMs(push, options.tasks.retentionMs);
@@ -40,7 +49,7 @@ export const PUSH_PROVIDERS: Provider[] = [
   {
     provide: PushDeadLetters,
     useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
-      options.push && redis ? new RedisPushDeadLetters(redis.client, { keyPrefix: keyPrefixOf(options), limit: options.push.deadLetterLimit }) : undefined,
+      options.push && redis ? new RedisPushDeadLetters(redis.client, { keyPrefix: keyPrefixOf(options), limit: options.push.deadLetterLimit, retentionMs: options.tasks.retentionMs }) : undefined,
     inject: [A2A_OPTIONS, A2A_REDIS],
   },
   PushDeliveryEvents,
@@ -60,9 +69,30 @@ export const PUSH_PROVIDERS: Provider[] = [
     inject: [AgentCardService],
   },
   {
+    provide: RedisPushOutbox,
+    useFactory: (options: ResolvedA2AOptions, redis?: RedisConnection) =>
+      options.push && redis ? new RedisPushOutbox(redis.client, { keyPrefix: keyPrefixOf(options) }) : undefined,
+    inject: [A2A_OPTIONS, A2A_REDIS],
+  },
+  {
     provide: A2A_PUSH_QUEUE,
-    useFactory: (options: ResolvedA2AOptions) => (options.push && options.redis ? PushDeliveryQueue.open(options.redis, options.push) : undefined),
+    useFactory: (options: ResolvedA2AOptions) =>
+      options.push && options.redis ? PushDeliveryQueue.open(options.redis, options.push, options.tasks.retentionMs) : undefined,
     inject: [A2A_OPTIONS],
+  },
+  {
+    provide: PushRelay,
+    useFactory: (options: ResolvedA2AOptions, outbox: RedisPushOutbox | undefined, configs: PushConfigStore, queue: PushDeliveryQueue | undefined, tasks: TaskBackend) =>
+      options.push && outbox && queue
+        ? new PushRelay(outbox, configs, queue, {
+            ...options.push,
+            finishedTaskConfigTtlMs: configTtlOf(options, options.push),
+            intervalMs: RELAY_INTERVAL_MS,
+            // the Redis backend the module made writes the outbox in its commit script
+            marksInCommit: !options.taskBackend && tasks instanceof RedisTaskBackend,
+          })
+        : undefined,
+    inject: [A2A_OPTIONS, RedisPushOutbox, PushConfigStore, A2A_PUSH_QUEUE, TaskBackend],
   },
   {
     provide: A2A_PUSH_PROCESSOR,
@@ -73,36 +103,44 @@ export const PUSH_PROVIDERS: Provider[] = [
       events: PushDeliveryEvents,
       signer: NotificationSigner | undefined,
       issuerOf: (agent: string) => string,
+      outbox: RedisPushOutbox | undefined,
+      queue: PushDeliveryQueue | undefined,
       tasks: TaskBackend,
     ) => {
-      if (!push) return undefined;
+      if (!push || !outbox || !queue) return undefined;
       const policy = new EgressPolicy(push.egress);
       const dispatcher = createPinnedDispatcher(policy, {
         connectTimeoutMs: Math.min(10_000, push.attemptTimeoutMs),
         headersTimeoutMs: push.attemptTimeoutMs,
         bodyTimeoutMs: push.attemptTimeoutMs,
       });
-      const box = new SecretBox(push.encryptionKey);
-      return new WebhookDeliveryProcessor({ configs, box, dispatcher, events, deadLetters, options: push, tasks: tasks.store, issuerOf, signer });
+      const webhooks = new WebhookDeliveryProcessor({ configs, box: new SecretBox(push.encryptionKey), dispatcher, events, deadLetters, options: push, issuerOf, signer });
+      return new OrderedPushDelivery({ configs, outbox, log: tasks.log, tasks: tasks.store, webhooks, queue, slots: new DeliverySlots(push), options: push });
     },
-    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, TaskBackend],
+    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, RedisPushOutbox, A2A_PUSH_QUEUE, TaskBackend],
   },
   {
     provide: PushNotifications,
-    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, tasks: TaskBackend) => {
+    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, tasks: TaskBackend, outbox: RedisPushOutbox | undefined) => {
       if (!options.push || !configs) return new DisabledPushNotifications();
       return new PushNotificationService(configs, tasks.store, new EgressPolicy(options.push.egress), new SecretBox(options.push.encryptionKey), {
         maxConfigsPerTask: options.push.maxConfigsPerTask,
         finishedTaskConfigTtlMs: configTtlOf(options, options.push),
+        markDue: outbox && ((scope, taskId, seq, terminal) => outbox.mark(scope, taskId, seq, terminal)),
       });
     },
-    inject: [A2A_OPTIONS, PushConfigStore, TaskBackend],
+    inject: [A2A_OPTIONS, PushConfigStore, TaskBackend, RedisPushOutbox],
+  },
+  {
+    provide: PushDeliveryAdmin,
+    useFactory: (deadLetters: PushDeadLetters | undefined, configs: PushConfigStore | undefined, outbox: RedisPushOutbox | undefined, queue: PushDeliveryQueue | undefined) =>
+      deadLetters && configs && outbox && queue ? new PushDeliveryAdmin(deadLetters, configs, outbox, queue) : undefined,
+    inject: [PushDeadLetters, PushConfigStore, RedisPushOutbox, A2A_PUSH_QUEUE],
   },
   {
     provide: TASK_EVENT_LISTENERS,
-    useFactory: (options: ResolvedA2AOptions, configs: PushConfigStore | undefined, queue: PushDeliveryQueue | undefined) =>
-      options.push && configs && queue ? [new PushNotificationEnqueuer(configs, queue, options.push, configTtlOf(options, options.push))] : [],
-    inject: [A2A_OPTIONS, PushConfigStore, A2A_PUSH_QUEUE],
+    useFactory: (relay: PushRelay | undefined) => (relay ? [relay] : []),
+    inject: [PushRelay],
   },
   PushDeliveryLifecycle,
 ];

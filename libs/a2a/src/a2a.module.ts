@@ -11,6 +11,7 @@ import { PushDeadLetters } from './push/push-dead-letters.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import { ToolCallEvents } from './tasks/tool-call-events.js';
 import { A2AHealthIndicator } from './a2a-health.indicator.js';
+import { PushDeliveryAdmin } from './push/push-delivery-admin.js';
 import { A2ALifecycle } from './a2a-lifecycle.js';
 import { resolveA2APaths } from './server/a2a-paths.js';
 import { A2ARequestHandler } from './server/a2a-request-handler.js';
@@ -115,6 +116,7 @@ export class A2AModule extends ConfigurableA2AModule {
         PushDeadLetters,
         ToolCallEvents,
         A2AHealthIndicator,
+        PushDeliveryAdmin,
         ...PEER_EXPORTS,
         ...clientTokens.map((provider) => (provider as { provide: string }).provide),
       ],

@@ -71,6 +71,8 @@ export {
   type PushDeliveryListener,
 } from './push/push-delivery-events.js';
 export { PushDeadLetters, type PushDeadLetter } from './push/push-dead-letters.js';
+export { PushDeliveryAdmin, type PushConfigDeliveryState } from './push/push-delivery-admin.js';
+export type { FailedAttempt } from './push/push-outbox.js';
 export { NOTIFICATION_SIGNATURE_HEADER } from './push/notification-signer.js';
 export { NOTIFICATION_TOKEN_HEADER } from './push/webhook-delivery.processor.js';
 export { REDACTED_SECRET } from './push/stored-config.js';

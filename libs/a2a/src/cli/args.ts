@@ -35,6 +35,15 @@ export const VALUE_OPTIONS = new Set([
   'last-event-id',
   'name',
   'allow',
+  // push
+  'redis-env',
+  'prefix',
+  'queue',
+  'queue-prefix',
+  'retry-schedule',
+  'limit',
+  'agent',
+  'subject',
 ]);
 
 export const FLAG_OPTIONS = new Set(['json', 'allow-http', 'allow-private', 'return-immediately', 'help']);

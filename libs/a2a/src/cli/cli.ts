@@ -26,6 +26,7 @@ import { TASK_STATES, type AgentCard, type StreamResponse, type TaskState } from
 import { UsageError, intOf, parseArgs, valueOf, type ParsedArgs } from './args.js';
 import { formatCard, formatEvent, formatResponse, formatTask, formatTaskList, formatTools } from './format.js';
 import { ARITY, EXIT_CODES, USAGE, exitOf } from './usage.js';
+import { runPushCommand } from './push-command.js';
 
 export { EXIT_CODES } from './usage.js';
 
@@ -314,6 +315,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 0;
   }
   const json = args.flags.has('json');
+  if (args.command === 'push') {
+    try {
+      return await runPushCommand(args, io.env, (value, text) => io.stdout.write(`${json ? JSON.stringify(value) : text}\n`));
+    } catch (error) {
+      if (!(error instanceof UsageError)) return failure(io, json, error);
+      io.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+  }
   if (args.command === undefined || ARITY[args.command] === undefined) {
     io.stderr.write(`${args.command === undefined ? 'a command is needed' : `unknown command ${args.command}`}\n\n${USAGE}`);
     return 2;

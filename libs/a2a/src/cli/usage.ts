@@ -3,6 +3,7 @@
  * and the exit status of each outcome. The README's "The command line" repeats them.
  */
 import type { TaskState } from '../protocol/types.js';
+import { PUSH_OPTIONS_USAGE, PUSH_USAGE } from './push-command.js';
 
 export const USAGE = `Usage: nestjs-a2a <command> [options]
 
@@ -15,7 +16,7 @@ Commands:
   cancel <url> <task-id>      CancelTask
   subscribe <url> <task-id>   SubscribeToTask: prints the events as they arrive
   tools <url>                 the tools PeerToolProvider would expose for this agent
-
+${PUSH_USAGE}
 <url> is the agent's origin or base URL (the well-known card path is appended) or its card URL.
 
 Options:
@@ -41,7 +42,7 @@ Options:
   --allow <glob>              tools: only skills whose id matches (repeatable; default *)
   --allow-http                allow http:// URLs beyond the one you gave (development)
   --allow-private             allow loopback and private addresses beyond the one you gave (development)
-  -h, --help                  this text
+${PUSH_OPTIONS_USAGE}  -h, --help                  this text
 
 The <url> you give is trusted as typed (http, a local or private address: a notice on stderr says
 so); every other URL its card names must be https and public unless --allow-http/--allow-private.

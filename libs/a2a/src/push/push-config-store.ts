@@ -19,6 +19,8 @@ export interface StoredPushConfig {
   readonly protocolVersion?: string;
   /** When it was stored, in ms since the epoch. */
   readonly createdAt: number;
+  /** The task's last event when the config was stored: it hears the events after it. Absent (configs stored by earlier versions): 0. */
+  readonly afterSeq?: number;
 }
 
 /** What {@link PushConfigStore.put} did. */

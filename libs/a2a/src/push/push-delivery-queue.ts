@@ -18,9 +18,19 @@ import type { ResolvedPushOptions } from './push-options.js';
 
 /** The custom backoff's name (the delays come from the schedule and `Retry-After`). */
 const BACKOFF_TYPE = 'a2a-push';
-/** How long finished jobs stay in BullMQ (the dead-letter records are kept apart, see push-dead-letters.ts). */
-const KEEP_COMPLETED = { age: 3600, count: 1000 };
-const KEEP_FAILED = { age: 7 * 24 * 3600, count: 1000 };
+/**
+ * A completed job goes at once: a job id must be free again for the relay once the job's work is
+ * done, and its cursor records what was delivered. Failed jobs (dead letters) are kept as long as
+ * their tasks (see `open`), at most this many.
+ */
+const KEEP_FAILED_COUNT = 1000;
+/**
+ * The lock of a running job is renewed by the worker every half of this while it runs, so it need
+ * not cover an attempt: a job whose instance died is found stalled and attempted again within
+ * `LOCK_MS + STALLED_CHECK_MS`.
+ */
+const LOCK_MS = 5_000;
+const STALLED_CHECK_MS = 2_500;
 
 /** One job to add. */
 export interface PushJob {
@@ -30,9 +40,30 @@ export interface PushJob {
   readonly delayMs: number;
 }
 
+/**
+ * Thrown by a processor that cannot start the job now (no delivery slot free): the job steps aside
+ * for `delayMs`, no attempt counted, and the worker takes the next one.
+ */
+export class DeliveryDeferredError extends Error {
+  constructor(readonly delayMs: number) {
+    super(`deferred for ${delayMs} ms`);
+    this.name = 'DeliveryDeferredError';
+  }
+}
+
+/** One attempt of one job, as the worker hands it over. */
+export interface PushJobRun {
+  readonly data: PushJobData;
+  /** Attempts made before this one. */
+  readonly attemptsMade: number;
+  readonly maxAttempts: number;
+  /** When the job was enqueued (ms since the epoch). */
+  readonly enqueuedAt?: number;
+}
+
 /** What the worker runs: one attempt of one job. */
 export interface PushJobProcessor {
-  process(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome>;
+  process(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome>;
   /** The delay before the next attempt, after `attemptsMade` attempts failed with `error`. */
   nextDelay(attemptsMade: number, error: unknown): number;
 }
@@ -116,13 +147,15 @@ export class PushDeliveryQueue {
     private readonly queue: Queue<PushJobData, PushJobOutcome>,
     /** Shared with the connections' retry strategies: set at shutdown, they stop reconnecting. */
     private readonly shutdown: { givingUp: boolean },
+    /** How long a failed job is kept: as long as its task. */
+    private readonly keepFailedSeconds: number,
   ) {}
 
   /**
    * Connects the producer, or fails start-up at once saying where and why.
    * @throws A2AConfigurationError
    */
-  static async open(redis: A2ARedisOptions, options: ResolvedPushOptions): Promise<PushDeliveryQueue> {
+  static async open(redis: A2ARedisOptions, options: ResolvedPushOptions, taskRetentionMs: number): Promise<PushDeliveryQueue> {
     const peers = await loadPeers();
     const shutdown = { givingUp: false };
     const producer = connectionFrom(
@@ -134,7 +167,7 @@ export class PushDeliveryQueue {
     await connectOrExplain(producer, (reason) => `push: Redis at ${redisLocation(redis)} is unreachable for the delivery queue (${reason})`);
     const queue = new peers.bullmq.Queue<PushJobData, PushJobOutcome>(options.queueName, { connection: producer, prefix: options.queuePrefix });
     queue.on('error', () => undefined); // surfaces on add(), which fails the write that triggered it
-    return new PushDeliveryQueue(peers, redis, options, producer, queue, shutdown);
+    return new PushDeliveryQueue(peers, redis, options, producer, queue, shutdown, Math.max(1, Math.ceil(taskRetentionMs / 1000)));
   }
 
   /** Adds jobs; a job whose id is already queued is left as it is (BullMQ ids are idempotent). */
@@ -149,8 +182,8 @@ export class PushDeliveryQueue {
           delay: job.delayMs,
           attempts: this.options.retrySchedule.length,
           backoff: { type: BACKOFF_TYPE },
-          removeOnComplete: KEEP_COMPLETED,
-          removeOnFail: KEEP_FAILED,
+          removeOnComplete: true,
+          removeOnFail: { age: this.keepFailedSeconds, count: KEEP_FAILED_COUNT },
         },
       })),
     );
@@ -175,10 +208,15 @@ export class PushDeliveryQueue {
       this.workerDuplicates.push(copy);
       return copy;
     }) as typeof template.duplicate;
-    const run = async (job: Job<PushJobData, PushJobOutcome>) => {
+    const run = async (job: Job<PushJobData, PushJobOutcome>, token?: string) => {
       this.inFlight++;
       try {
-        return await processor.process(job, this.aborter.signal);
+        return await processor.process({ data: job.data, attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? this.options.retrySchedule.length, enqueuedAt: job.timestamp }, this.aborter.signal);
+      } catch (error) {
+        if (!(error instanceof DeliveryDeferredError)) throw error;
+        // BullMQ's public way to put a running job back for later without counting an attempt
+        await job.moveToDelayed(Date.now() + error.delayMs, token);
+        throw new this.peers.bullmq.DelayedError();
       } finally {
         this.inFlight--;
       }
@@ -188,10 +226,11 @@ export class PushDeliveryQueue {
       prefix: this.options.queuePrefix,
       concurrency: this.options.concurrency,
       autorun: false,
-      // an attempt holds the job's lock for at most its deadline
-      lockDuration: Math.max(30_000, 2 * this.options.attemptTimeoutMs),
-      // a job whose instance died mid-attempt is attempted again (at-least-once), a few times at most
-      maxStalledCount: 3,
+      lockDuration: LOCK_MS,
+      stalledInterval: STALLED_CHECK_MS,
+      // a job whose instance died mid-attempt is attempted again (at-least-once), however often
+      // instances die: a job failed for stalling would stop its config's ordered chain
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
       // after a Redis error the worker waits this long before fetching again; BullMQ's default (15 s)
       // cannot be cut short by close(), and would hold the process that long after a shutdown
       runRetryDelay: 1_000,

@@ -2,23 +2,24 @@
 import type { TaskScope } from '../tasks/task-store.js';
 
 /**
- * What a job carries: which notification, and its body. Never the config itself: the worker
- * reads it (URL, credentials) again before every attempt, so a deleted config gets nothing more
- * and a rotated credential is used at once.
+ * What a job carries: which notification, never its body nor the config. The event is read from the
+ * task's log when it is sent (a big event is stored once, however many configs hear it), and the
+ * config (URL, credentials) again before every attempt, so a deleted config gets nothing more and a
+ * rotated credential is used at once.
  */
 export interface PushJobData {
   readonly scope: TaskScope;
   readonly taskId: string;
   readonly seq: number;
   readonly configId: string;
-  /** The event as a StreamResponse in its HTTP+JSON (ProtoJSON) form, exactly as sent. */
-  readonly body: string;
-  /** The W3C trace context (`traceparent`, `tracestate`) of the commit that wrote the event, when it was traced. */
+  /** The W3C trace context (`traceparent`, `tracestate`) of the commit that made the task due, when it was traced. */
   readonly trace?: Readonly<Record<string, string>>;
+  /** An operator's redelivery of a dead letter: sent whatever the config's cursor says, and the cursor left as it is. */
+  readonly redelivery?: boolean;
 }
 
 /** What a job ended with (its BullMQ return value). */
-export type PushJobOutcome = 'delivered' | 'disabled' | 'dropped';
+export type PushJobOutcome = 'delivered' | 'disabled' | 'dropped' | 'duplicate';
 
 /**
  * The job id, which is also the notification's `webhook-id`: stable for one (task, event, config),

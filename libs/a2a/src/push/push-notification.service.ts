@@ -28,6 +28,8 @@ export interface PushNotificationServiceOptions {
   readonly maxConfigsPerTask: number;
   /** How long a finished task's configs are kept (see `configRetentionMs`). */
   readonly finishedTaskConfigTtlMs: number;
+  /** Marks a task due in the push outbox: for events committed while its new config was being stored. */
+  readonly markDue?: (scope: TaskScope, taskId: string, seq: number, terminal: boolean) => Promise<void>;
 }
 
 /** @publicApi */
@@ -74,14 +76,19 @@ export class PushNotificationService implements PushNotifications {
   /** @throws ResourceExhaustedError when the task has as many configs as it may */
   async create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig, options: { protocolVersion?: string } = {}): Promise<TaskPushNotificationConfig> {
     const id = config.id || this.newId();
-    const stored = sealConfig(this.box, scope, taskId, id, config, this.now(), options.protocolVersion);
+    // it hears the events after the task's last one now (an inline config: from the first on)
+    const afterSeq = (await this.tasks.get(scope, taskId))?.seq ?? 0;
+    const stored = { ...sealConfig(this.box, scope, taskId, id, config, this.now(), options.protocolVersion), afterSeq };
     const put = await this.configs.put(scope, stored, this.options.maxConfigsPerTask);
     if (put === 'full') {
       throw new ResourceExhaustedError(`Task ${echoed(taskId)} already has ${this.options.maxConfigsPerTask} push notification configs; delete one first`);
     }
-    // a config added to a finished task goes when the task's others would
     const task = await this.tasks.get(scope, taskId);
-    if (task && isTerminalState(task.task.status.state)) await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
+    const terminal = task !== undefined && isTerminalState(task.task.status.state);
+    // a commit between the two reads did not see this config: the outbox learns of its events here
+    if (task && task.seq > afterSeq) await this.options.markDue?.(scope, taskId, task.seq, terminal);
+    // a config added to a finished task goes when the task's others would
+    if (terminal) await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
     // the creator gets back what it sent (it knows the secrets); Get and List redact them
     const { tenant: _tenant, ...sent } = config;
     return { ...(scope.tenant ? { tenant: scope.tenant } : {}), ...sent, id, taskId };

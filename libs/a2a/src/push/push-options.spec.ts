@@ -41,10 +41,18 @@ describe('push options', () => {
       queueName: 'a2a-push',
       queuePrefix: 'a2a:bull',
       concurrency: 16,
+      maxInFlightPerHost: 4,
+      maxInFlightPerCaller: 8,
       maxConfigsPerTask: 20,
       deadLetterLimit: 1000,
       shutdownTimeoutMs: 16_000,
     });
+  });
+
+  it('derives the per-host and per-caller limits from the concurrency unless given', () => {
+    expect(resolveA2AOptions({ redis, push: { concurrency: 3 } }).push).toMatchObject({ maxInFlightPerHost: 1, maxInFlightPerCaller: 2 });
+    expect(resolveA2AOptions({ redis, push: { concurrency: 3, maxInFlightPerHost: 3, maxInFlightPerCaller: 1 } }).push).toMatchObject({ maxInFlightPerHost: 3, maxInFlightPerCaller: 1 });
+    expect(problemsOf({ redis, push: { maxInFlightPerHost: 0, maxInFlightPerCaller: 1.5 } })).toHaveLength(2);
   });
 
   it('puts the queue under the module key prefix', () => {

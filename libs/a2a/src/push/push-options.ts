@@ -67,6 +67,14 @@ export interface A2APushOptions {
   queuePrefix?: string;
   /** Deliveries in flight at once per instance. Default 16. */
   concurrency?: number;
+  /**
+   * Deliveries in flight at once to one receiver host (`host:port`), per instance; a host that let an
+   * attempt run into its deadline gets one at a time until it answers again. Default: a quarter of
+   * `concurrency` (at least 1).
+   */
+  maxInFlightPerHost?: number;
+  /** Deliveries in flight at once for one caller (tenant and subject), per instance. Default: half of `concurrency` (at least 1). */
+  maxInFlightPerCaller?: number;
   /** Configs one task may have. Default 20. */
   maxConfigsPerTask?: number;
   /** How many dead-letter records (deliveries that used up their schedule) are kept. Default 1000. */
@@ -88,6 +96,8 @@ export interface ResolvedPushOptions {
   queueName: string;
   queuePrefix: string;
   concurrency: number;
+  maxInFlightPerHost: number;
+  maxInFlightPerCaller: number;
   maxConfigsPerTask: number;
   deadLetterLimit: number;
   shutdownTimeoutMs: number;
@@ -139,6 +149,8 @@ export class PushOptionsDto {
   @StringOption('must be letters, digits, . _ - (no colon)', /^[A-Za-z0-9._-]{1,100}$/) queueName?: unknown;
   @StringOption('must be a non-empty string') queuePrefix?: unknown;
   @IntegerOption(1, 1000) concurrency?: unknown;
+  @IntegerOption(1, 1000) maxInFlightPerHost?: unknown;
+  @IntegerOption(1, 1000) maxInFlightPerCaller?: unknown;
   @IntegerOption(1, 1000) maxConfigsPerTask?: unknown;
   @IntegerOption(0, 1_000_000) deadLetterLimit?: unknown;
   @IntegerOption(0, 600_000, 'ms') shutdownTimeoutMs?: unknown;
@@ -160,6 +172,7 @@ function retryScheduleProblems(input: unknown): string[] {
  */
 export function resolvePushOptions(push: A2APushOptions, keyPrefix: string): ResolvedPushOptions {
   const attemptTimeoutMs = push.attemptTimeoutMs ?? 15_000;
+  const concurrency = push.concurrency ?? 16;
   const signing = push.signing;
   return {
     retrySchedule: parseRetrySchedule(push.retrySchedule, []),
@@ -172,7 +185,9 @@ export function resolvePushOptions(push: A2APushOptions, keyPrefix: string): Res
     encryptionKey: push.encryptionKey === undefined ? undefined : parseEncryptionKey(push.encryptionKey),
     queueName: push.queueName ?? 'a2a-push',
     queuePrefix: push.queuePrefix ?? `${keyPrefix}bull`,
-    concurrency: push.concurrency ?? 16,
+    concurrency,
+    maxInFlightPerHost: push.maxInFlightPerHost ?? Math.max(1, Math.ceil(concurrency / 4)),
+    maxInFlightPerCaller: push.maxInFlightPerCaller ?? Math.max(1, Math.ceil(concurrency / 2)),
     maxConfigsPerTask: push.maxConfigsPerTask ?? 20,
     deadLetterLimit: push.deadLetterLimit ?? 1000,
     shutdownTimeoutMs: push.shutdownTimeoutMs ?? attemptTimeoutMs + 1000,

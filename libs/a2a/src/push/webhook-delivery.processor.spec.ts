@@ -4,24 +4,23 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { EgressPolicy, type EgressPolicyOptions } from '../net/egress-policy.js';
 import { createPinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { fakeLookup, type FakeAnswer, type FakeLookup } from '../testing/fake-lookup.js';
 import { connectClient, deleteKeys, uniquePrefix } from '../redis/testing/redis-test-support.js';
-import { InMemoryTaskStore } from '../tasks/in-memory/in-memory-task-store.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { RedisPushDeadLetters } from './push-dead-letters.js';
 import { PushDeliveryEvents, type PushDeliveryEvent } from './push-delivery-events.js';
-import type { PushJobData, PushJobOutcome } from './push-job.js';
+import type { StoredPushConfig } from './push-config-store.js';
 import type { ResolvedPushOptions } from './push-options.js';
 import { PushNotificationService } from './push-notification.service.js';
 import { RedisPushConfigStore } from './redis-push-config-store.js';
 import { SecretBox } from './secret-box.js';
 import { sealConfig } from './stored-config.js';
 import { startWebhookReceiver, type ReceiverReply, type WebhookReceiver } from '../testing/webhook-receiver.js';
-import { DeliveryAttemptError, DeliveryFailedError, WebhookDeliveryProcessor } from './webhook-delivery.processor.js';
+import { DeliveryAttemptError, DeliveryFailedError, WebhookDeliveryProcessor, notificationOf, type DeliveryAttempt } from './webhook-delivery.processor.js';
+import { v03PushNotificationBody } from '../protocol/v03/push-notification.js';
 
 const prefix = uniquePrefix();
 const scope: TaskScope = { agent: 'echo', tenant: '', subject: 'alice' };
@@ -33,14 +32,13 @@ let configs: RedisPushConfigStore;
 let deadLetters: RedisPushDeadLetters;
 let receiver: WebhookReceiver;
 let reply: (nth: number) => ReceiverReply;
-const tasks = new InMemoryTaskStore();
 const open: Array<{ close(): Promise<unknown> }> = [];
 
 beforeAll(async () => {
   Logger.overrideLogger(false); // the failures these tests cause are logged by design
   redis = await connectClient();
   configs = new RedisPushConfigStore(redis, { keyPrefix: prefix });
-  deadLetters = new RedisPushDeadLetters(redis, { keyPrefix: prefix, limit: 10 });
+  deadLetters = new RedisPushDeadLetters(redis, { keyPrefix: prefix, limit: 10, now: () => NOW }); // the processor's clock
   receiver = await startWebhookReceiver((_r, nth) => reply(nth));
 });
 
@@ -65,6 +63,8 @@ const OPTIONS: ResolvedPushOptions = {
   queueName: 'q',
   queuePrefix: 'p',
   concurrency: 1,
+  maxInFlightPerHost: 1,
+  maxInFlightPerCaller: 1,
   maxConfigsPerTask: 5,
   deadLetterLimit: 10,
   shutdownTimeoutMs: 1000,
@@ -84,7 +84,6 @@ function processor(policy: EgressPolicyOptions = { allowHttp: true, allowHosts: 
     events: emitter,
     deadLetters,
     options: OPTIONS,
-    tasks,
     issuerOf: (agent) => `https://agents.example/${agent}`,
     now: () => NOW,
   });
@@ -93,17 +92,17 @@ function processor(policy: EgressPolicyOptions = { allowHttp: true, allowHosts: 
 
 let next = 0;
 /** A stored config for a task of its own, and a job for its event `seq` 1. */
-async function given(url: string, extra: { token?: string; authentication?: { scheme: string; credentials?: string } } = {}, protocolVersion?: string) {
+async function given(url: string, extra: { token?: string; authentication?: { scheme: string; credentials?: string } } = {}) {
   const taskId = `task-${++next}`;
-  await configs.put(scope, sealConfig(box, scope, taskId, 'cfg', { url, ...extra }, NOW, protocolVersion), 5);
-  const job = (attemptsMade: number) =>
-    ({
-      id: `${taskId}.1.cfg`,
-      data: { scope, taskId, seq: 1, configId: 'cfg', body: '{"statusUpdate":{}}' },
-      attemptsMade,
-      opts: { attempts: 3 },
-    }) as unknown as Job<PushJobData, PushJobOutcome>;
+  const config = sealConfig(box, scope, taskId, 'cfg', { url, ...extra }, NOW);
+  await configs.put(scope, config, 5);
+  const job = (attemptsMade: number) => attemptOf(taskId, config, attemptsMade);
   return { taskId, job };
+}
+
+/** Attempt `attemptsMade + 1` (of 3) of event 1 of `taskId`, with `config` as read, the body `body`. */
+function attemptOf(taskId: string, config: StoredPushConfig, attemptsMade = 0, body = '{"statusUpdate":{}}'): DeliveryAttempt {
+  return { webhookId: `${taskId}.1.cfg`, data: { scope, taskId, seq: 1, configId: 'cfg' }, config, notification: notificationOf(body), attemptsMade, maxAttempts: 3 };
 }
 
 async function outcome(promise: Promise<unknown>): Promise<unknown> {
@@ -129,7 +128,7 @@ describe('WebhookDeliveryProcessor', () => {
       'content-type': 'application/a2a+json',
       authorization: 'Basic dXNlcjpwYXNz',
       'x-a2a-notification-token': 't-1',
-      'webhook-id': job(0).id,
+      'webhook-id': job(0).webhookId,
       'webhook-timestamp': String(NOW / 1000),
       'a2a-version': '1.0',
     });
@@ -137,25 +136,16 @@ describe('WebhookDeliveryProcessor', () => {
     expect(events).toEqual([expect.objectContaining({ type: 'delivered', status: 202, attempt: 1, maxAttempts: 3, url: receiver.url('/h?k=REDACTED') })]);
   });
 
-  it('sends a config registered over 0.3 the whole task as it is, in 0.3 (kind, lower-case state), as application/json without A2A-Version', async () => {
+  it('sends a 0.3 notification (the whole task, kind-tagged) as application/json without A2A-Version', async () => {
     reply = () => ({});
     const { p } = processor();
-    const { taskId, job } = await given(receiver.url('/v03'), { token: 't-3' }, '0.3');
-    await tasks.save(scope, { id: taskId, contextId: 'ctx', status: { state: 'TASK_STATE_INPUT_REQUIRED' }, artifacts: [{ artifactId: 'a', parts: [{ text: 'so far' }] }] }, 2, 0);
-    expect(await p.process(job(0), signal)).toBe('delivered');
+    const { taskId, job } = await given(receiver.url('/v03'), { token: 't-3' });
+    const body = JSON.stringify(v03PushNotificationBody({ id: taskId, contextId: 'ctx', status: { state: 'TASK_STATE_INPUT_REQUIRED' }, artifacts: [{ artifactId: 'a', parts: [{ text: 'so far' }] }] }));
+    expect(await p.process({ ...job(0), notification: { body, contentType: 'application/json' } }, signal)).toBe('delivered');
     const [r] = receiver.received;
     expect(r.json).toEqual({ kind: 'task', id: taskId, contextId: 'ctx', status: { state: 'input-required' }, artifacts: [{ artifactId: 'a', parts: [{ kind: 'text', text: 'so far' }] }] });
-    expect(r.headers).toMatchObject({ 'content-type': 'application/json', 'x-a2a-notification-token': 't-3', 'webhook-id': job(0).id });
+    expect(r.headers).toMatchObject({ 'content-type': 'application/json', 'x-a2a-notification-token': 't-3', 'webhook-id': job(0).webhookId });
     expect(r.headers['a2a-version']).toBeUndefined();
-  });
-
-  it('drops a 0.3 notification whose task is gone (nothing to send), as for a deleted config', async () => {
-    reply = () => ({});
-    const { p, events } = processor();
-    const { job } = await given(receiver.url('/v03-gone'), {}, '0.3');
-    expect(await p.process(job(0), signal)).toBe('dropped');
-    expect(receiver.received).toEqual([]);
-    expect(events).toEqual([expect.objectContaining({ type: 'dropped' })]);
   });
 
   it('sends no Authorization when the config has a scheme but no credentials', async () => {
@@ -210,18 +200,7 @@ describe('WebhookDeliveryProcessor', () => {
     expect(await p.process(job(0), signal)).toBe('disabled');
     expect(await configs.get(scope, taskId, 'cfg')).toBeUndefined();
     expect(events.map((e) => e.type)).toEqual(['disabled']);
-    expect(await p.process(job(1), signal)).toBe('dropped');
     expect(receiver.received).toHaveLength(1);
-  });
-
-  it('sends nothing for a deleted config', async () => {
-    const { p, events } = processor();
-    const { taskId, job } = await given(receiver.url('/deleted'));
-    await configs.delete(scope, taskId, 'cfg');
-    expect(await p.process(job(1), signal)).toBe('dropped');
-    expect(receiver.received).toEqual([]);
-    expect(events).toEqual([expect.objectContaining({ type: 'dropped', attempt: 2 })]);
-    expect(events[0].url).toBeUndefined();
   });
 
   it('writes a dead letter after the last attempt, without secrets', async () => {
@@ -232,7 +211,7 @@ describe('WebhookDeliveryProcessor', () => {
     expect(error).toBeInstanceOf(DeliveryFailedError);
     const [letter] = (await deadLetters.list(10)).filter((l) => l.taskId === taskId);
     expect(letter).toEqual({
-      webhookId: job(2).id,
+      webhookId: job(2).webhookId,
       scope,
       taskId,
       seq: 1,
@@ -284,8 +263,7 @@ describe('WebhookDeliveryProcessor', () => {
       const credentials = sealed.authentication!.credentials;
       const moved = { ...sealed, ...rewrite, ...(rewrite.authentication ? { authentication: { scheme: 'Basic', credentials } } : {}) };
       await configs.put(scope, moved, 5);
-      const job = { id: `${taskId}.1.cfg`, data: { scope, taskId, seq: 1, configId: 'cfg', body: '{}' }, attemptsMade: 0, opts: { attempts: 3 } } as unknown as Job<PushJobData, PushJobOutcome>;
-      const error = await outcome(p.process(job, signal));
+      const error = await outcome(p.process(attemptOf(taskId, moved, 0, '{}'), signal));
       expect((error as Error).message).toBe('a push config secret does not decrypt: it was altered, or belongs to another config or another URL');
       expect(receiver.received).toEqual([]);
     }
@@ -295,9 +273,8 @@ describe('WebhookDeliveryProcessor', () => {
     reply = () => ({});
     const { p } = processor();
     const taskId = `task-${++next}`;
-    await configs.put(scope, sealConfig(new SecretBox(Buffer.alloc(32, 9)), scope, taskId, 'cfg', { url: receiver.url('/k'), token: 'T' }, NOW), 5);
-    const job = { id: `${taskId}.1.cfg`, data: { scope, taskId, seq: 1, configId: 'cfg', body: '{}' }, attemptsMade: 0, opts: { attempts: 3 } } as unknown as Job<PushJobData, PushJobOutcome>;
-    const error = await outcome(p.process(job, signal));
+    const config = sealConfig(new SecretBox(Buffer.alloc(32, 9)), scope, taskId, 'cfg', { url: receiver.url('/k'), token: 'T' }, NOW);
+    const error = await outcome(p.process(attemptOf(taskId, config, 0, '{}'), signal));
     expect((error as Error).message).toMatch(/^a push config secret was encrypted with another key/);
     expect(receiver.received).toEqual([]);
   });

@@ -1,26 +1,21 @@
 /**
- * One attempt of one notification: read the config again (deleted: nothing is sent), dial its URL
+ * One attempt of one notification: with the config as just read (its caller sends nothing to a deleted one), dial its URL
  * through the egress policy (checked and pinned at connect time), POST the event, and judge the
  * answer. 2xx delivered; 410 disables the config; 429 and 503 retry after `Retry-After` (capped);
  * anything else (3xx included: redirects are never followed), a timeout or a connection error is
  * retried on the schedule until it is used up, then recorded as a dead letter.
  */
 import { Logger } from '@nestjs/common';
-import type { Job } from 'bullmq';
 import { EgressDeadlineError, EgressRefusedError, EgressRequestError } from '../net/egress-errors.js';
 import type { PinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { redactUrl } from '../net/redact-url.js';
 import { requestWithDeadline } from '../net/request-with-deadline.js';
 import { A2A_JSON } from '../protocol/json-body.js';
 import { PROTOCOL_VERSION, type TaskPushNotificationConfig } from '../protocol/types.js';
-import { isV03Version } from '../protocol/v03/constants.js';
-import { v03PushNotificationBody } from '../protocol/v03/push-notification.js';
-import type { TaskStore } from '../tasks/task-store.js';
 import type { PushConfigStore, StoredPushConfig } from './push-config-store.js';
 import type { PushDeadLetters } from './push-dead-letters.js';
 import type { PushDeliveryEvent, PushDeliveryEvents } from './push-delivery-events.js';
-import type { PushJobProcessor } from './push-delivery-queue.js';
-import type { PushJobData, PushJobOutcome } from './push-job.js';
+import type { PushJobData } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
 import { injectTraceContext } from '../telemetry/telemetry-api.js';
 import { observePushAttempt, recordPushStatus, type PushAttemptOutcome } from '../telemetry/push-telemetry.js';
@@ -37,6 +32,10 @@ export class DeliveryAttemptError extends Error {
   constructor(
     message: string,
     readonly nextDelayMs: number,
+    /** The receiver gave no complete answer within the attempt's deadline. */
+    readonly timedOut = false,
+    /** The receiver's HTTP status, when it answered. */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'DeliveryAttemptError';
@@ -45,17 +44,42 @@ export class DeliveryAttemptError extends Error {
 
 /** The last attempt failed: the notification is a dead letter. */
 export class DeliveryFailedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The receiver gave no complete answer within the attempt's deadline. */
+    readonly timedOut = false,
+  ) {
     super(message);
     this.name = 'DeliveryFailedError';
   }
 }
 
 /** One notification as sent: its body, media type and `A2A-Version` (0.3 sent none). */
-interface Notification {
+export interface Notification {
   readonly body: string;
   readonly contentType: string;
   readonly protocolVersion?: string;
+}
+
+/** A 1.0 notification: the event, a StreamResponse in its HTTP+JSON (ProtoJSON) form. */
+export function notificationOf(body: string): Notification {
+  return { body, contentType: A2A_JSON, protocolVersion: PROTOCOL_VERSION };
+}
+
+/** One attempt of one notification, as the ordered delivery hands it over. */
+export interface DeliveryAttempt {
+  /** The notification's `webhook-id`. */
+  readonly webhookId: string;
+  readonly data: PushJobData;
+  /** The config as read just before this attempt. */
+  readonly config: StoredPushConfig;
+  /** What is POSTed, exactly as sent. */
+  readonly notification: Notification;
+  /** When the job was enqueued (ms since the epoch), for the delivery lag. */
+  readonly enqueuedAt?: number;
+  /** Attempts made before this one. */
+  readonly attemptsMade: number;
+  readonly maxAttempts: number;
 }
 
 /** How an attempt went, when it did not succeed. */
@@ -64,6 +88,8 @@ interface Failure {
   readonly status?: number;
   /** `Retry-After` asked for this delay. */
   readonly retryAfterMs?: number;
+  /** No complete answer within the deadline. */
+  readonly timedOut?: boolean;
 }
 
 export interface WebhookDeliveryDeps {
@@ -73,8 +99,6 @@ export interface WebhookDeliveryDeps {
   readonly events: PushDeliveryEvents;
   readonly deadLetters: PushDeadLetters;
   readonly options: ResolvedPushOptions;
-  /** Where the task is read for a config registered over A2A 0.3, whose notifications carry the whole task. */
-  readonly tasks?: Pick<TaskStore, 'get'>;
   /** The JWT `iss` for an agent's notifications: its card URL (unless the signing options name one). */
   readonly issuerOf: (agent: string) => string;
   readonly signer?: NotificationSigner;
@@ -83,7 +107,7 @@ export interface WebhookDeliveryDeps {
 }
 
 /** @internal */
-export class WebhookDeliveryProcessor implements PushJobProcessor {
+export class WebhookDeliveryProcessor {
   private readonly logger = new Logger('A2A');
   private readonly now: () => number;
   private readonly random: () => number;
@@ -93,33 +117,25 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
     this.random = deps.random ?? Math.random;
   }
 
-  process(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome> {
-    const { scope, taskId, trace } = job.data;
-    return observePushAttempt({ agent: scope.agent, taskId, attempt: job.attemptsMade + 1, enqueuedAt: job.timestamp, trace }, () => this.attempt(job, signal), attemptOutcome);
+  /**
+   * One attempt. `config` is the config as just read (the caller read it: a deleted one gets nothing).
+   * @returns 'delivered' (2xx) or 'disabled' (410: the config is deleted)
+   * @throws DeliveryAttemptError when another attempt follows, DeliveryFailedError after the last one
+   */
+  process(attempt: DeliveryAttempt, signal: AbortSignal): Promise<'delivered' | 'disabled'> {
+    const { scope, taskId, trace } = attempt.data;
+    const observed = { agent: scope.agent, taskId, attempt: attempt.attemptsMade + 1, enqueuedAt: attempt.enqueuedAt ?? Date.now(), trace };
+    return observePushAttempt(observed, () => this.send(attempt, signal), attemptOutcome);
   }
 
-  private async attempt(job: Job<PushJobData, PushJobOutcome>, signal: AbortSignal): Promise<PushJobOutcome> {
-    const { scope, taskId, seq, configId } = job.data;
-    const webhookId = job.id!;
-    const attempt = job.attemptsMade + 1;
-    const maxAttempts = job.opts.attempts ?? this.deps.options.retrySchedule.length;
-    const base = { webhookId, scope, taskId, seq, configId, attempt, maxAttempts };
-
-    const stored = await this.deps.configs.get(scope, taskId, configId);
-    if (!stored) {
-      this.emit({ type: 'dropped', ...base });
-      return 'dropped';
-    }
+  private async send(attempt: DeliveryAttempt, signal: AbortSignal): Promise<'delivered' | 'disabled'> {
+    const { webhookId, config: stored, notification } = attempt;
+    const { scope, taskId, seq, configId } = attempt.data;
+    const base = { webhookId, scope, taskId, seq, configId, attempt: attempt.attemptsMade + 1, maxAttempts: attempt.maxAttempts };
     const shown = redactUrl(stored.url);
     let failure: Failure;
     try {
       const config = openConfig(this.deps.box, scope, stored);
-      const notification = await this.notification(job.data, stored);
-      if (!notification) {
-        // a 0.3 notification carries the task, which is gone (past its retention)
-        this.emit({ type: 'dropped', ...base });
-        return 'dropped';
-      }
       const headers = await this.headers(webhookId, scope.agent, taskId, config, notification);
       const answer = await requestWithDeadline(this.deps.dispatcher, config.url, {
         method: 'POST',
@@ -147,9 +163,16 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
       failure = { reason: status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`, status, retryAfterMs };
     } catch (error) {
       if (signal.aborted && error === signal.reason) throw error; // shutting down: the job is attempted again later
-      failure = { reason: describeFailure(error) };
+      failure = { reason: describeFailure(error), timedOut: error instanceof EgressDeadlineError };
     }
     return this.failed(base, shown, failure);
+  }
+
+  /** A config that is gone (deleted, expired) before an attempt: nothing is sent. */
+  dropped(attempt: Omit<DeliveryAttempt, 'config' | 'notification'>): 'dropped' {
+    const { scope, taskId, seq, configId } = attempt.data;
+    this.emit({ type: 'dropped', webhookId: attempt.webhookId, scope, taskId, seq, configId, attempt: attempt.attemptsMade + 1, maxAttempts: attempt.maxAttempts });
+    return 'dropped';
   }
 
   /** BullMQ's backoff: the delay chosen when the attempt failed, else the schedule's. */
@@ -186,27 +209,21 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
       });
       this.logger.warn(`Push notification ${base.webhookId} to ${url} failed after ${attempt} attempts: ${failure.reason}`);
       this.emit({ type: 'failed', ...base, url, status: failure.status, error: failure.reason });
-      throw new DeliveryFailedError(failure.reason);
+      throw new DeliveryFailedError(failure.reason, failure.timedOut);
     }
     const nextDelayMs = failure.retryAfterMs ?? this.scheduledDelay(attempt);
     this.logger.debug(`Push notification ${base.webhookId} to ${url}: attempt ${attempt} of ${maxAttempts} failed (${failure.reason}); next in ${formatDelay(nextDelayMs)}`);
     this.emit({ type: 'retried', ...base, url, status: failure.status, error: failure.reason, nextDelayMs });
-    throw new DeliveryAttemptError(failure.reason, nextDelayMs);
+    throw new DeliveryAttemptError(failure.reason, nextDelayMs, failure.timedOut, failure.status);
   }
 
-  /**
-   * What is POSTed: the job's event (a StreamResponse, 1.0); to a config registered over A2A 0.3,
-   * the whole task as it is now, in 0.3's shape, as 0.3 servers sent it. `undefined`: the task is gone.
-   */
-  private async notification(data: PushJobData, stored: StoredPushConfig): Promise<Notification | undefined> {
-    if (stored.protocolVersion === undefined || !isV03Version(stored.protocolVersion)) {
-      return { body: data.body, contentType: A2A_JSON, protocolVersion: PROTOCOL_VERSION };
-    }
-    const task = await this.deps.tasks?.get(data.scope, data.taskId);
-    return task && { body: JSON.stringify(v03PushNotificationBody(task.task)), contentType: 'application/json' };
-  }
-
-  private async headers(webhookId: string, agent: string, taskId: string, config: TaskPushNotificationConfig, notification: Notification): Promise<Record<string, string>> {
+  private async headers(
+    webhookId: string,
+    agent: string,
+    taskId: string,
+    config: TaskPushNotificationConfig,
+    notification: Notification,
+  ): Promise<Record<string, string>> {
     const nowSeconds = Math.floor(this.now() / 1000);
     const body = notification.body;
     const headers: Record<string, string> = {
@@ -238,8 +255,7 @@ export class WebhookDeliveryProcessor implements PushJobProcessor {
   }
 }
 
-/** How an attempt ended, for its span and metrics. */
-function attemptOutcome(settled: { value: PushJobOutcome } | { error: unknown }): PushAttemptOutcome {
+function attemptOutcome(settled: { value: 'delivered' | 'disabled' } | { error: unknown }): PushAttemptOutcome {
   if ('value' in settled) return settled.value;
   if (settled.error instanceof DeliveryAttemptError) return 'retried';
   return settled.error instanceof DeliveryFailedError ? 'failed' : 'aborted';

@@ -24,6 +24,13 @@ export interface EventLog {
    * aborts (then the iteration ends quietly). Waits for a log that does not exist yet.
    */
   follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;
+  /**
+   * The stored events from `fromSeq` to `toSeq` (both included), in order, at once, without waiting:
+   * a prefix of them when the log ends sooner or the backend reads in pages (Redis: 100), none when
+   * the log does not exist (any more). Optional: push notifications
+   * read the event they send with it, and fall back to `follow` for a log without it.
+   */
+  read?(taskId: string, fromSeq: number, toSeq: number): Promise<LoggedEvent[]>;
 }
 
 /** Does this event end its task? Then its log is kept for the retention time only. */

@@ -44,6 +44,10 @@ export class InMemoryEventLog implements EventLog {
     return seq;
   }
 
+  async read(taskId: string, fromSeq: number, toSeq: number): Promise<LoggedEvent[]> {
+    return (this.logs.get(taskId)?.events ?? []).slice(Math.max(1, fromSeq) - 1, Math.max(0, toSeq));
+  }
+
   async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
     let next = Math.max(0, afterSeq); // index of the next event to yield (seq - 1)
     try {

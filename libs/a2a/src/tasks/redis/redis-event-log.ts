@@ -113,6 +113,11 @@ export class RedisEventLog implements EventLog {
     return seq;
   }
 
+  async read(taskId: string, fromSeq: number, toSeq: number): Promise<LoggedEvent[]> {
+    if (toSeq < fromSeq) return [];
+    return redisCall(() => this.range(this.keys.log(taskId), Math.max(1, fromSeq), toSeq));
+  }
+
   async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
     if (signal.aborted || this.closed) return;
     const key = this.keys.log(taskId);
@@ -298,7 +303,7 @@ export class RedisEventLog implements EventLog {
           if (connection === this.connection) this.clientId = { id, connection };
           continue;
         }
-        const reply = await this.read(reader, this.clientId.id);
+        const reply = await this.blockingRead(reader, this.clientId.id);
         if (failures > 0) this.logger.log('The event log reader is reading again');
         failures = 0;
         this.dispatch(reply);
@@ -312,7 +317,7 @@ export class RedisEventLog implements EventLog {
   }
 
   /** One blocking read over every followed log, from each one's cursor. */
-  private async read(reader: Redis, clientId: number): Promise<unknown> {
+  private async blockingRead(reader: Redis, clientId: number): Promise<unknown> {
     const feeds = [...this.feeds.values()];
     const read: PendingRead = { clientId, connection: this.connection, setVersion: this.setVersion, settled: false, interrupted: false };
     for (const feed of feeds) feed.read = true;

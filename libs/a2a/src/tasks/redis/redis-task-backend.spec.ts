@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { scopeKey } from '../../redis/redis-keys.js';
 import { REDIS_URL, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { ConcurrentTaskUpdateError, type TaskScope } from '../task-store.js';
 import { statusEvent } from '../../testing/event-log.contract.js';
@@ -74,6 +75,43 @@ describe('RedisTaskBackend', () => {
       const done = await backend.commit({ scope, current: undefined, events, next: makeTask(quick, { state: 'TASK_STATE_COMPLETED' }) });
       expect(done.seq).toBe(2);
       expect(await claimOf(quick)).toEqual([null, null]);
+    });
+
+    it('keeps an interrupted task and its log for interruptedTtlMs, and for good once it is live again', async () => {
+      const backend = new RedisTaskBackend(redis.client, { keyPrefix: prefix, retention: { ...RETENTION, interruptedTtlMs: 400 } });
+      backends.push(backend);
+      const scope = freshScope();
+      const ttls = (id: string) => Promise.all([redis.client.pttl(`${prefix}task:${id}`), redis.client.pttl(`${prefix}log:${id}`)]);
+      const resumed = `resumed-${randomUUID()}`;
+      const asked = await backend.commit({ scope, current: undefined, events: [statusEvent(resumed, 'asks')], next: makeTask(resumed, { state: 'TASK_STATE_INPUT_REQUIRED' }) });
+      for (const ttl of await ttls(resumed)) expect(ttl).toBeGreaterThan(0);
+      await backend.commit({ scope, current: asked, events: [statusEvent(resumed, 'working')], next: makeTask(resumed, { state: 'TASK_STATE_WORKING' }) });
+      expect(await ttls(resumed)).toEqual([-1, -1]);
+      expect(await redis.client.zscore(`${prefix}expiring`, resumed)).toBeNull();
+
+      const abandoned = `abandoned-${randomUUID()}`;
+      await backend.commit({ scope, current: undefined, events: [statusEvent(abandoned, 'asks')], next: makeTask(abandoned, { state: 'TASK_STATE_AUTH_REQUIRED' }) });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await backend.store.get(scope, abandoned)).toBeUndefined();
+      expect(await redis.client.exists(`${prefix}log:${abandoned}`)).toBe(0);
+      expect((await backend.store.list(scope, { pageSize: 10 })).tasks.map((t) => t.id)).toEqual([resumed]);
+    });
+
+    it('marks a task with push configs due in the same write (the push outbox), and no other task', async () => {
+      const backend = newBackend();
+      const scope = freshScope();
+      const due = (id: string) => redis.client.hget(`${prefix}push:due`, id);
+      const plain = `plain-${randomUUID()}`;
+      await backend.commit({ scope, current: undefined, events: [statusEvent(plain, 'working')], next: makeTask(plain, { state: 'TASK_STATE_WORKING' }) });
+      expect(await due(plain)).toBeNull();
+
+      const pushed = `pushed-${randomUUID()}`;
+      await redis.client.hset(`${prefix}push:cfg:${scopeKey(scope)}:${pushed}`, 'cfg', '{}');
+      const opened = await backend.commit({ scope, current: undefined, events: [statusEvent(pushed, 'working')], next: makeTask(pushed, { state: 'TASK_STATE_WORKING' }) });
+      expect(await due(pushed)).toBe(`1 0 ${JSON.stringify(scope)}`);
+      const events = [statusEvent(pushed, 'more'), statusEvent(pushed, 'done')];
+      await backend.commit({ scope, current: opened, events, next: makeTask(pushed, { state: 'TASK_STATE_COMPLETED' }) });
+      expect(await due(pushed)).toBe(`3 1 ${JSON.stringify(scope)}`);
     });
   });
 });

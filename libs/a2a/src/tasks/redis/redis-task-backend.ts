@@ -14,7 +14,7 @@ import { RedisEventLog } from './redis-event-log.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
 import { RedisTaskKeys } from './redis-task-keys.js';
 import type { RedisTaskBackendOptions } from './redis-task-options.js';
-import { ADMIT_TURN, COMMIT_EVENTS, snapshotArgs } from './redis-task-scripts.js';
+import { ADMIT_TURN, COMMIT_EVENTS, snapshotArgs, type RedisRetention } from './redis-task-scripts.js';
 import { RedisTaskStore } from './redis-task-store.js';
 
 /** How long the health check's PING may take. */
@@ -35,7 +35,7 @@ export class RedisTaskBackend implements TaskBackend {
   readonly log: RedisEventLog;
   readonly coordinator: RedisTaskCoordinator;
   private readonly keys: RedisTaskKeys;
-  private readonly ttlMs: number;
+  private readonly retention: RedisRetention;
   private readonly budget: StorageBudgetOptions;
 
   /** @throws A2AConfigurationError when the client or the options cannot work (see `assertRedisBackendUsable`) */
@@ -47,7 +47,7 @@ export class RedisTaskBackend implements TaskBackend {
     this.log = new RedisEventLog(redis, options);
     this.coordinator = new RedisTaskCoordinator(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
-    this.ttlMs = options.retention.ttlMs;
+    this.retention = options.retention;
     this.budget = options.budget ?? DEFAULT_STORAGE_BUDGET;
   }
 
@@ -62,7 +62,7 @@ export class RedisTaskBackend implements TaskBackend {
     if (ends) this.coordinator.abandon(taskId);
     else if (creates) this.coordinator.adopt(taskId);
     try {
-      const { keys, args } = snapshotArgs(this.keys, this.ttlMs, scope, next, current?.version ?? 0, current?.seq ?? 0);
+      const { keys, args } = snapshotArgs(this.keys, this.retention, scope, next, current?.version ?? 0, current?.seq ?? 0);
       const claim = [this.coordinator.instanceId, this.coordinator.leaseMs, creates ? '1' : '0'];
       const reply = (await redisCall(() =>
         COMMIT_EVENTS.run(

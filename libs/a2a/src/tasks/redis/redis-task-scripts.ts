@@ -3,9 +3,10 @@
  * what makes optimistic concurrency, index upkeep and exact counts hold with many app instances.
  * Key names built here mirror `RedisTaskKeys` (see redis-task-keys.ts).
  */
-import { isTerminalState, type Task } from '../../protocol/types.js';
+import { isInterruptedState, isTerminalState, type Task } from '../../protocol/types.js';
 import { LuaScript } from '../../redis/lua-script.js';
 import { sortKeyOf } from '../list-cursor.js';
+import { DEFAULT_INTERRUPTED_TTL_MS, type RetentionOptions } from '../retention.js';
 import type { TaskScope } from '../task-store.js';
 import { ADMIT_BODY, BUDGET_FUNCTIONS } from './redis-budget-scripts.js';
 import { TIME_KEY_LENGTH, timeKey, type RedisTaskKeys } from './redis-task-keys.js';
@@ -81,7 +82,8 @@ local function save_snapshot(current, task_key, index_keys, prefix, id, expected
   end
   local version = expected + 1
   redis.call('HSET', task_key, 'task', task_json, 'scope', scope_json, 'sk', sk, 'seq', seq, 'version', version, 'tk', tk, 'idx', encoded_idx)
-  if terminal == '1' then
+  if terminal ~= '0' then
+    -- finished ('1') or interrupted ('2'): kept for its ttl, then swept like a finished task.
     -- PEXPIREAT and the expiring score share one instant, so "due" and "expired" agree exactly
     local at = now_ms() + tonumber(ttl)
     redis.call('PEXPIREAT', task_key, at)
@@ -89,7 +91,7 @@ local function save_snapshot(current, task_key, index_keys, prefix, id, expected
     redis.call('ZADD', prefix .. 'expiring:' .. sk, at, id)
     redis.call('HSET', prefix .. 'expiring-info', id, cjson.encode({ sk = sk, tk = tk, idx = index_keys }))
   elseif current[1] and redis.call('PTTL', task_key) > 0 then
-    -- terminal before, live again: it no longer expires
+    -- interrupted (or terminal) before, live again: it no longer expires
     redis.call('PERSIST', task_key)
     forget(prefix, id, false)
   end
@@ -113,7 +115,7 @@ local function append_events(log_key, expected_seq, events, terminal, ttl)
   for i, event_json in ipairs(events) do
     redis.call('XADD', log_key, string.format('%d-0', expected_seq + i), 'e', event_json)
   end
-  if terminal == '1' then redis.call('PEXPIRE', log_key, ttl) end
+  if terminal ~= '0' then redis.call('PEXPIRE', log_key, ttl) end
   return expected_seq + #events
 end
 `;
@@ -149,7 +151,7 @@ for i = ${from}, #KEYS do index_keys[#index_keys + 1] = KEYS[i] end`;
 /**
  * Writes a snapshot (see save_snapshot). KEYS[1] the task hash, KEYS[2..] the indexes the new
  * snapshot belongs to. ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, seq,
- * timeKey, terminal (1/0), ttlMs. Returns the new version, or 0 when refused.
+ * timeKey, expiry (1 terminal, 2 interrupted, 0 live), ttlMs. Returns the new version, or 0 when refused.
  */
 export const SAVE_TASK = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}
 ${indexKeys(2)}
@@ -162,14 +164,26 @@ return version
 `);
 
 /**
+ * The push outbox (issue 13), written by the commit itself so that no instance can die between
+ * storing events and recording that they are to be sent: when the task has push configs, the task
+ * is marked due up to this commit's last event (`push:due`, taskId → `<seq> <terminal> <scope JSON>`).
+ * Key names mirror push/push-outbox.ts and push/redis-push-config-store.ts. A task without configs
+ * (every task of an app without push) costs one EXISTS.
+ */
+const PUSH_OUTBOX = `
+if redis.call('EXISTS', ARGV[1] .. 'push:cfg:' .. ARGV[4] .. ':' .. ARGV[2]) == 1 then
+  redis.call('HSET', ARGV[1] .. 'push:due', ARGV[2], seq .. ' ' .. ARGV[9] .. ' ' .. ARGV[5])
+end`;
+
+/**
  * Commits events: appends them to the task's log and saves the snapshot they fold into, in one
  * atomic step, so the snapshot never lags the log and a stale writer changes nothing. With an
  * instance id, the same step takes that instance's claim (lease + claims entry) when asked, and
- * drops it when the task ends.
+ * drops it when the task ends; with push configs, it marks the task due (see PUSH_OUTBOX).
  * KEYS[1] the task hash, KEYS[2] the log, KEYS[3] the lease, KEYS[4] the claims hash, KEYS[5..]
  * the indexes of the new snapshot.
  * ARGV prefix, taskId, expectedVersion, scopeKey, scopeJson, taskJson, expectedSeq, timeKey,
- * terminal (1/0), ttlMs, instanceId ('' for none), leaseMs, takeClaim (1/0), eventJson1, ….
+ * expiry (1 terminal, 2 interrupted, 0 live), ttlMs (of that expiry), instanceId ('' for none), leaseMs, takeClaim (1/0), eventJson1, ….
  * Returns [version, seq of the last event]; [0, 0] when the snapshot refused, [-1, -1] when the log refused.
  */
 export const COMMIT_EVENTS = new LuaScript(`${COMMON}${SAVE_SNAPSHOT}${APPEND}${CLAIM_FUNCTIONS}
@@ -186,6 +200,8 @@ local version = save_snapshot(current, KEYS[1], index_keys, ARGV[1], ARGV[2], to
 local log_bytes = 0
 for _, event_json in ipairs(events) do log_bytes = log_bytes + #event_json end
 count_bytes(ARGV[1], ARGV[2], ARGV[4], tonumber(ARGV[3]) == 0, #ARGV[6], log_bytes, ARGV[9] == '1')
+-- an interrupted task that is live again keeps its log too
+if ARGV[9] == '0' then redis.call('PERSIST', KEYS[2]) end
 local instance = ARGV[11]
 if instance ~= '' then
   local take, ends = ARGV[13] == '1', ARGV[9] == '1'
@@ -193,6 +209,7 @@ if instance ~= '' then
   if take and not ends then take_claim(KEYS[3], KEYS[4], instance, ARGV[12], ARGV[2], ARGV[5]) end
   if ends and not take then drop_claim(KEYS[3], KEYS[4], instance, ARGV[2]) end
 end
+${PUSH_OUTBOX}
 return { version, seq }
 `);
 
@@ -261,9 +278,12 @@ return append_events(KEYS[1], tonumber(ARGV[1]), { ARGV[2] }, ARGV[3], ARGV[4])
  * expectedVersion, scopeKey, scopeJson, taskJson, seq, timeKey, terminal, ttlMs). For a commit the
  * seq slot carries the log's expected last sequence number: the script counts on from it.
  */
-export function snapshotArgs(keys: RedisTaskKeys, ttlMs: number, scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
+export function snapshotArgs(keys: RedisTaskKeys, retention: RedisRetention, scope: TaskScope, task: Task, expectedVersion: number, seq: number) {
   const scopeKey = keys.scope(scope);
   const state = task.status.state;
+  // a finished task is kept for ttlMs, an interrupted one for interruptedTtlMs (then both go the same way)
+  const expiry = isTerminalState(state) ? '1' : isInterruptedState(state) ? '2' : '0';
+  const ttlMs = expiry === '2' ? (retention.interruptedTtlMs ?? DEFAULT_INTERRUPTED_TTL_MS) : retention.ttlMs;
   const snapshot = { task: keys.task(task.id), indexes: keys.indexesOf(scopeKey, task.contextId, state) };
   const args: Array<string | number> = [
     keys.prefix,
@@ -274,11 +294,14 @@ export function snapshotArgs(keys: RedisTaskKeys, ttlMs: number, scope: TaskScop
     JSON.stringify(task),
     seq,
     timeKey(statusTime(task)),
-    isTerminalState(state) ? '1' : '0',
+    expiry,
     ttlMs,
   ];
   return { keys: snapshot, args };
 }
+
+/** How long finished and interrupted tasks are kept in Redis. */
+export type RedisRetention = Pick<RetentionOptions, 'ttlMs' | 'interruptedTtlMs'>;
 
 /** The status time the indexes order by; a missing or unparseable timestamp sorts as the epoch. */
 function statusTime(task: Task): number {

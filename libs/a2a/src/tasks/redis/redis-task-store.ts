@@ -11,7 +11,7 @@ import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
 import { RedisTaskKeys, indexMember, sortKeyOfMember, timeKey } from './redis-task-keys.js';
 import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
-import { GET_TASK, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED, snapshotArgs } from './redis-task-scripts.js';
+import { GET_TASK, LIST_TASKS, SAVE_TASK, SWEEP_EXPIRED, snapshotArgs, type RedisRetention } from './redis-task-scripts.js';
 
 /** How many expired tasks one sweep script removes, and how many scripts one timer tick runs at most. */
 const SWEEP_BATCH = 500;
@@ -30,6 +30,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly logger = new Logger(RedisTaskStore.name);
   private readonly keys: RedisTaskKeys;
   private readonly ttlMs: number;
+  private readonly retention: RedisRetention;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private sweepFailing = false;
@@ -41,6 +42,7 @@ export class RedisTaskStore implements TaskStore {
     assertRedisBackendUsable(redis, options);
     this.keys = new RedisTaskKeys(options.keyPrefix ?? DEFAULT_KEY_PREFIX);
     this.ttlMs = options.retention.ttlMs;
+    this.retention = options.retention;
     // ListTasks sweeps its own scope before counting; this timer bounds what scopes nobody lists leave behind
     this.timer = setInterval(() => void this.sweep(), Math.min(this.ttlMs, 60_000));
     this.timer.unref();
@@ -56,7 +58,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async save(scope: TaskScope, task: Task, seq: number, expectedVersion: number): Promise<StoredTask> {
-    const { keys, args } = snapshotArgs(this.keys, this.ttlMs, scope, task, expectedVersion, seq);
+    const { keys, args } = snapshotArgs(this.keys, this.retention, scope, task, expectedVersion, seq);
     const version = await redisCall(() => SAVE_TASK.run(this.redis, [keys.task, ...keys.indexes], args));
     if (Number(version) <= 0) throw new ConcurrentTaskUpdateError(task.id);
     return { task, scope, seq, version: Number(version) };

@@ -1,0 +1,154 @@
+/**
+ * The relay from the push outbox to the delivery queue. A task marked due (by the commit that stored
+ * its events) gets, for each config whose cursor lags behind, the job for the event after the cursor;
+ * the entry is cleared once every cursor has reached it, and only if no commit changed it meanwhile.
+ * Adding a job is idempotent (its id is the `webhook-id`), so any number of instances may relay the
+ * same task at once, and one that dies mid-way leaves the entry for the next sweep.
+ *
+ * Two ways in: this instance's own commits (as a {@link TaskEventListener}, without waiting: the turn
+ * never waits for the queue), and a sweep of the whole outbox every `intervalMs`, which is what picks
+ * up the work of an instance that died.
+ */
+import { Logger } from '@nestjs/common';
+import { captureTraceContext } from '../telemetry/telemetry-api.js';
+import type { LoggedEvent } from '../tasks/event-log.js';
+import { isTerminalEvent } from '../tasks/event-log.js';
+import type { TaskEventListener } from '../tasks/task-events.js';
+import type { TaskScope } from '../tasks/task-store.js';
+import { pushJobFor } from './ordered-push-delivery.js';
+import type { PushConfigStore } from './push-config-store.js';
+import type { PushDeliveryQueue } from './push-delivery-queue.js';
+import type { ResolvedPushOptions } from './push-options.js';
+import type { DueTask, RedisPushOutbox } from './push-outbox.js';
+
+/** Due tasks relayed at once, and read per HSCAN page. */
+const BATCH = 100;
+
+export interface PushRelayOptions extends Pick<ResolvedPushOptions, 'retrySchedule' | 'jitter'> {
+  /** How long a finished task's configs (and cursors) are kept. */
+  readonly finishedTaskConfigTtlMs: number;
+  /** How often the whole outbox is swept. */
+  readonly intervalMs: number;
+  /**
+   * The task backend marks tasks due in its own commits (the Redis backend does). Otherwise this
+   * listener marks them after each commit (durably, before the write is reported done).
+   */
+  readonly marksInCommit: boolean;
+}
+
+/** @internal */
+export class PushRelay implements TaskEventListener {
+  private readonly logger = new Logger('A2A');
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  /** Tasks this instance committed to, relayed together at the end of the tick. */
+  private readonly poked = new Set<string>();
+  /** The trace context of the commit that poked a task (when traced): its notifications' spans join the turn's trace. */
+  private readonly pokedTraces = new Map<string, Readonly<Record<string, string>>>();
+  private pokeScheduled = false;
+  private readonly running = new Set<Promise<unknown>>();
+  private lastError = 0;
+  private closed = false;
+
+  constructor(
+    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'due' | 'clear' | 'cursors' | 'expire'>,
+    private readonly configs: PushConfigStore,
+    private readonly queue: Pick<PushDeliveryQueue, 'add'>,
+    private readonly options: PushRelayOptions,
+  ) {}
+
+  async onAppended(scope: TaskScope, taskId: string, events: readonly LoggedEvent[]): Promise<void> {
+    const last = events[events.length - 1];
+    if (!last) return;
+    if (!this.options.marksInCommit) {
+      if ((await this.configs.list(scope, taskId)).length === 0) return;
+      await this.outbox.mark(scope, taskId, last.seq, isTerminalEvent(last.event));
+    }
+    const trace = captureTraceContext();
+    if (trace) this.pokedTraces.set(taskId, trace);
+    this.poke(taskId);
+  }
+
+  /** Sweeps the outbox now and then every `intervalMs`, until {@link close}. */
+  start(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setInterval(() => void this.sweep(), this.options.intervalMs);
+    this.timer.unref();
+    void this.sweep();
+  }
+
+  /** Relays every due task once (a sweep already running is joined, not doubled). */
+  sweep(): Promise<void> {
+    this.sweeping ??= this.track(this.sweepAll()).finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  /** Stops sweeping and waits for the relaying in progress. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  private poke(taskId: string): void {
+    if (this.closed) return;
+    this.poked.add(taskId);
+    if (this.pokeScheduled) return;
+    this.pokeScheduled = true;
+    setImmediate(() => {
+      this.pokeScheduled = false;
+      const ids = [...this.poked];
+      this.poked.clear();
+      void this.track(this.relayIds(ids));
+    });
+  }
+
+  private async relayIds(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += BATCH) {
+      const batch = ids.slice(i, i + BATCH);
+      const traces = batch.map((id) => this.pokedTraces.get(id));
+      batch.forEach((id) => this.pokedTraces.delete(id));
+      const due = await Promise.all(batch.map((id) => this.outbox.due(id)));
+      await Promise.all(due.map((task, j) => task && this.relay(task, traces[j])));
+    }
+  }
+
+  private async sweepAll(): Promise<void> {
+    let cursor = '0';
+    do {
+      const page = await this.outbox.scan(cursor, BATCH);
+      cursor = page.cursor;
+      await Promise.all(page.tasks.map((task) => this.relay(task)));
+    } while (cursor !== '0' && !this.closed);
+  }
+
+  /** Enqueues the next job of every config lagging behind the task's due event; clears the entry when none lags. */
+  private async relay(task: DueTask, trace?: Readonly<Record<string, string>>): Promise<void> {
+    const { scope, taskId, seq } = task;
+    const [configs, cursors] = await Promise.all([this.configs.list(scope, taskId), this.outbox.cursors(scope, taskId)]);
+    if (task.terminal && configs.length > 0) {
+      await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
+      await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
+    }
+    const lagging = configs
+      .map((config) => ({ configId: config.id, cursor: cursors.get(config.id) ?? config.afterSeq ?? 0 }))
+      .filter(({ cursor }) => cursor < seq);
+    if (lagging.length === 0) {
+      await this.outbox.clear(task);
+      return;
+    }
+    await this.queue.add(lagging.map(({ configId, cursor }) => pushJobFor({ scope, taskId, seq: cursor + 1, configId, trace }, this.options)));
+  }
+
+  /** Keeps hold of a relaying promise until it settles; a failure (Redis down) is logged once a minute, and the next sweep retries. */
+  private track(work: Promise<void>): Promise<void> {
+    const tracked = work.catch((error: unknown) => {
+      if (Date.now() - this.lastError < 60_000) return;
+      this.lastError = Date.now();
+      this.logger.warn(`Push relay: ${(error as Error)?.message?.split('\n')[0].slice(0, 200) ?? 'failed'}; retrying on the next sweep`);
+    });
+    this.running.add(tracked);
+    void tracked.finally(() => this.running.delete(tracked));
+    return tracked;
+  }
+}
