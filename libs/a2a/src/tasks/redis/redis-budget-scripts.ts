@@ -15,6 +15,7 @@
  * | `budget` | hash | owner → bytes its stored tasks take; `*` → all owners together |
  * | `budget-tasks` | hash | taskId → JSON `{o, b, l}`: its owner, the bytes counted for it, of which its log's |
  * | `budget-finished:<owner>` | zset | the owner's finished tasks by finishing time (µs): the first to give way |
+ * | `budget-finished` | zset | every owner's finished tasks, the same way: the first to give way when all together are over |
  *
  * `<owner>` is the caller across agents: tenant and subject as key parts (see `RedisTaskKeys.owner`),
  * which is the scope key without its agent part. Bytes are the stored JSON: the snapshot and every
@@ -44,6 +45,7 @@ local function release_bytes(prefix, id)
   add_bytes(prefix, entry.o, -entry.b)
   redis.call('HDEL', tasks_key, id)
   redis.call('ZREM', prefix .. 'budget-finished:' .. entry.o, id)
+  redis.call('ZREM', prefix .. 'budget-finished', id)
 end
 
 -- A write of the task: its snapshot now takes snapshot_bytes, its log log_bytes more than before.
@@ -61,9 +63,12 @@ local function count_bytes(prefix, id, sk, created, snapshot_bytes, log_bytes, t
   if terminal then
     -- in microseconds: two tasks finished in the same millisecond still give way in the order they finished
     local t = redis.call('TIME')
-    redis.call('ZADD', finished, tonumber(t[1]) * 1000000 + tonumber(t[2]), id)
+    local finished_at = tonumber(t[1]) * 1000000 + tonumber(t[2])
+    redis.call('ZADD', finished, finished_at, id)
+    redis.call('ZADD', prefix .. 'budget-finished', finished_at, id)
   else
     redis.call('ZREM', finished, id)
+    redis.call('ZREM', prefix .. 'budget-finished', id)
   end
 end
 `;
@@ -95,7 +100,8 @@ local function give_way(set)
   return true
 end
 while used(owner) + bytes > max_owner and give_way(prefix .. 'budget-finished:' .. owner) do end
-while used('*') + bytes > max_all and give_way(expiring) do end
+-- only finished tasks give way: the expiring set also holds interrupted tasks, which wait for an answer
+while used('*') + bytes > max_all and give_way(prefix .. 'budget-finished') do end
 if used(owner) + bytes > max_owner or used('*') + bytes > max_all then return 0 end
 return 1
 `;

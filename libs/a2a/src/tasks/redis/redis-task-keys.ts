@@ -16,7 +16,7 @@
  * | `lease:<taskId>` | string | the instance running a turn of the task, with a TTL it renews |
  * | `claims` | hash | taskId → scope JSON of every claim taken (the orphan sweep walks it) |
  * | `cancel` | pub/sub channel | cancel requests, a taskId per message |
- * | `budget`, `budget-tasks`, `budget-finished:<owner>` | hash, hash, zset | byte budgets per caller and overall (see redis-budget-scripts.ts) |
+ * | `budget`, `budget-tasks`, `budget-finished`, `budget-finished:<owner>` | hash, hash, zset, zset | byte budgets per caller and overall (see redis-budget-scripts.ts) |
  * | `push:due` | hash | the push outbox, written by the commit script when `push:cfg:<sk>:<taskId>` exists (see push/push-outbox.ts) |
  *
  * `<sk>` is the scope key (`scopeKey`: agent, tenant and subject each base64url-encoded, joined by
