@@ -55,7 +55,7 @@ export interface ClientCallSettings {
   readonly idleTimeoutMs: number;
 }
 
-/** The unary and streaming calls of one client. */
+/** The unary and streaming calls of one client. @internal */
 export class ClientCalls {
   constructor(private readonly settings: ClientCallSettings) {}
 

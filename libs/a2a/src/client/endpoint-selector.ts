@@ -59,7 +59,7 @@ function answersAsV03Agent(error: unknown): boolean {
   return error instanceof MethodNotFoundError || error instanceof MethodNotAllowedError || isUnknownRoute(error);
 }
 
-/** The card and interface of one client, re-selected only when the card changes. */
+/** The card and interface of one client, re-selected only when the card changes. @internal */
 export class EndpointSelector {
   private cached: Endpoint | undefined;
   private fixedCardChecked: Promise<void> | undefined;

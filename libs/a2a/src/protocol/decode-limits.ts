@@ -63,6 +63,7 @@ export type ReportViolation = (field: string, description: string) => undefined;
 /**
  * The bound checks of one decoding; each answers whether the value may be decoded, and reports a
  * violation when it may not. Without limits every check passes.
+ * @internal
  */
 export class DecodeBounds {
   constructor(

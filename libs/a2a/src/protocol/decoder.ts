@@ -52,7 +52,7 @@ export interface DecodeOptions {
   readonly limits?: DecodeLimits;
 }
 
-
+/** One decoding: walks the input along its schema and collects the violations. */
 class Decoder {
   readonly violations: FieldViolation[] = [];
   private readonly bounds: DecodeBounds;
