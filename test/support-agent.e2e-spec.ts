@@ -4,7 +4,7 @@
  * peer is optional and looked up lazily).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startHttpServer } from 'nestjs-a2a/testing';
+import { startBrokenPeer } from './support/broken-peer.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { freePort } from './support/ports.js';
 import { jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
@@ -59,20 +59,7 @@ describe('the support agent', () => {
 
   it("an unreachable peer has no tools; a peer that fails mid-call fails the task with the tool's error, redacted", async () => {
     // a card whose interface is a closed port on this machine, with a secret in its URL
-    const peer = await startHttpServer((_req, res) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          name: 'broken',
-          description: 'lists an interface nobody answers on',
-          version: '1.0.0',
-          supportedInterfaces: [{ url: 'http://127.0.0.1:1/rpc?token=SECRET-abc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-          capabilities: {},
-          defaultInputModes: ['text/plain'],
-          defaultOutputModes: ['text/plain'],
-          skills: [{ id: 'fix', name: 'Fix', description: 'fixes', tags: ['fix'] }],
-        }),
-      ),
-    );
+    const peer = await startBrokenPeer('http://127.0.0.1:1/rpc?token=SECRET-abc');
     // a port just closed on this machine: another origin than the broken interface's, so their breakers are apart
     const closedPort = await freePort();
     const other = await startDemo({ DEMO_PEERS: `gone=http://127.0.0.1:${closedPort},broken=http://127.0.0.1:${peer.port}` });

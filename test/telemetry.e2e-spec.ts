@@ -1,7 +1,7 @@
 /**
  * Traces and metrics, read through OpenTelemetry's in-memory exporters with an SDK installed as an
  * app would: the demo on 127.0.0.1, both bindings, streams, failures, the `traceparent` a caller
- * sends, and the outbound calls of A2AClient (and of the support agent, whose trace crosses agents).
+ * sends, the outbound calls of A2AClient, and the support agent's tool calls (whose trace crosses agents).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
@@ -9,6 +9,7 @@ import type { Histogram } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { A2ACircuitBreakers, A2AClient } from 'nestjs-a2a/client';
 import { waitUntil } from 'nestjs-a2a/testing';
+import { startBrokenPeer } from './support/broken-peer.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { v03SdkServerForSuite } from './support/a2a-js-v03-server.js';
 import { freePort } from './support/ports.js';
@@ -205,10 +206,63 @@ describe('W3C trace context', () => {
     const supportTurn = await turnSpan(task.id);
     const traceId = supportTurn.spanContext().traceId;
     const inTrace = telemetry.spans().filter((s) => s.spanContext().traceId === traceId);
-    const outbound = inTrace.find((s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === supportTurn.spanContext().spanId);
+    // the peer tool's call: a tool span under the turn, the outbound call under the tool span
+    const tool = inTrace.find((s) => s.name === 'a2a.tool.call' && s.parentSpanContext?.spanId === supportTurn.spanContext().spanId);
+    expect(tool?.attributes).toMatchObject({ 'a2a.tool.name': 'echo__echo', 'a2a.tool.step': 1 });
+    const outbound = inTrace.find((s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === tool!.spanContext().spanId);
     expect(outbound).toBeDefined();
     const echoServer = inTrace.find((s) => s.kind === SpanKind.SERVER && s.parentSpanContext?.spanId === outbound!.spanContext().spanId);
     expect(echoServer?.attributes['a2a.agent']).toBe('echo');
+  });
+});
+
+describe('tool calls (ctx.runTool)', () => {
+  it('/research: a span per tool step under the turn, with the tool and its step, never the text it was given', async () => {
+    const support = restClient(`${demo.url}/agents/support/a2a/rest`);
+    const research = 'RESEARCH-TEXT quantum teapots';
+    const { result } = await support.call('SendMessage', { message: userMessage(`/research ${research}`) });
+    expect(result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const turn = await turnSpan(result.task.id);
+    await waitUntil(() => spansWith(telemetry.spans(), 'a2a.tool.call').filter((s) => s.parentSpanContext?.spanId === turn.spanContext().spanId).length === 3);
+    const tools = spansWith(telemetry.spans(), 'a2a.tool.call')
+      .filter((s) => s.parentSpanContext?.spanId === turn.spanContext().spanId)
+      .sort((a, b) => Number(a.attributes['a2a.tool.step']) - Number(b.attributes['a2a.tool.step']));
+    expect(tools.map((s) => [s.kind, s.attributes['a2a.tool.name'], s.attributes['a2a.tool.step']])).toEqual([
+      [SpanKind.INTERNAL, 'echo__echo', 1],
+      [SpanKind.INTERNAL, 'echo__echo', 2],
+      [SpanKind.INTERNAL, 'echo__echo', 3],
+    ]);
+    for (const tool of tools) {
+      expect(tool.spanContext().traceId).toBe(turn.spanContext().traceId);
+      expect(tool.status.code).not.toBe(SpanStatusCode.ERROR);
+      expect(tool.attributes['error.type']).toBeUndefined();
+      // each tool's outbound A2A call is its child
+      expect(telemetry.spans().filter((s) => s.kind === SpanKind.CLIENT && s.parentSpanContext?.spanId === tool.spanContext().spanId)).toHaveLength(1);
+    }
+    // the arguments and results are the caller's: no span of the trace quotes them
+    const inTrace = telemetry.spans().filter((s) => s.spanContext().traceId === turn.spanContext().traceId);
+    expect(JSON.stringify(inTrace.map((s) => [s.name, s.attributes, s.events]))).not.toContain('RESEARCH-TEXT');
+  });
+
+  it("a tool that throws: its span ends in error with the error's class as error.type, the turn fails", async () => {
+    // a peer whose card lists an interface nobody answers on: its tool is listed, its calls fail
+    const closed = await freePort();
+    const peer = await startBrokenPeer(`http://127.0.0.1:${closed}/rpc`);
+    const other = await startDemo({ DEMO_PEERS: `broken=http://127.0.0.1:${peer.port}` });
+    try {
+      const support = jsonRpcClient(`${other.url}/agents/support/a2a/jsonrpc`);
+      const { result } = await support.call('SendMessage', { message: userMessage('/research SECRET-question') });
+      expect(result.task.status.state).toBe('TASK_STATE_FAILED');
+      const turn = await turnSpan(result.task.id);
+      const [tool] = spansWith(telemetry.spans(), 'a2a.tool.call').filter((s) => s.parentSpanContext?.spanId === turn.spanContext().spanId);
+      expect(tool.attributes).toMatchObject({ 'a2a.tool.name': 'broken__fix', 'a2a.tool.step': 1, 'error.type': 'ToolUnavailableError' });
+      expect(tool.status.code).toBe(SpanStatusCode.ERROR);
+      expect(tool.status.message).toBeUndefined();
+      expect(JSON.stringify([tool.attributes, tool.events])).not.toContain('SECRET-');
+    } finally {
+      await other.close();
+      await peer.close();
+    }
   });
 });
 

@@ -26,6 +26,8 @@ export interface TaskContextInit {
   readonly agent: string;
   readonly conversation: (options?: ConversationOptions) => Promise<Conversation>;
   readonly toolEvents?: ToolCallEvents;
+  /** Runs a tool call's `invoke` (the engine observes it: a span per call); called as it is when absent. */
+  readonly observeTool?: <T>(tool: string, step: number, invoke: () => Promise<T>) => Promise<T>;
   /** The turn this context belongs to (the engine's `Turn`): each helper's event goes to it, in call order. */
   readonly turn: {
     reply(message: Message): Promise<void>;
@@ -204,7 +206,8 @@ export class TaskContext<User = unknown> {
     const tell = (event: ToolCallEvent) => this.init.toolEvents?.emit(event);
     tell({ ...told, phase: 'started' });
     try {
-      const result = await tool.invoke(args, { signal: this.signal, caller: this.caller });
+      const invoke = () => tool.invoke(args, { signal: this.signal, caller: this.caller });
+      const result = await (this.init.observeTool === undefined ? invoke() : this.init.observeTool(tool.name, step, invoke));
       tell({ ...told, phase: 'finished', durationMs: this.init.now() - startedAt, outcome: 'succeeded' });
       return result;
     } catch (error) {

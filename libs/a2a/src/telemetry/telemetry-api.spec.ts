@@ -6,6 +6,7 @@ import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { InvalidParamsError, TaskNotFoundError } from '../protocol/errors.js';
 import { observeRequest } from './request-telemetry.js';
 import { captureTraceContext, errorType, inboundContext, instruments, observing, tracing } from './telemetry-api.js';
+import { observeToolCall } from './tool-telemetry.js';
 import { observeTurn } from './turn-telemetry.js';
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -27,6 +28,9 @@ describe('without an SDK', () => {
     // the operation's own promise comes back, not one of ours around it
     const outcome = Promise.resolve({ result: 1 });
     expect(observeRequest({ agent: { name: 'echo' } }, 'GetTask', () => outcome)).toBe(outcome);
+    // a tool call: its own invoke's promise, no span, no context
+    const invoked = Promise.resolve('found');
+    expect(observeToolCall('echo__echo', 1, () => invoked)).toBe(invoked);
   });
 });
 

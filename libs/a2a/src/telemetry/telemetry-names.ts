@@ -17,6 +17,8 @@ export const SPAN = {
   turn: 'a2a.turn',
   /** One attempt of one push notification (its webhook POST). */
   pushDelivery: 'a2a.push.delivery',
+  /** One tool call of a turn (`ctx.runTool`), a child of the turn's span. */
+  toolCall: 'a2a.tool.call',
 } as const;
 
 export const ATTR = {
@@ -45,6 +47,10 @@ export const ATTR = {
   pushAttempt: 'a2a.push.attempt',
   /** A circuit breaker's state: `closed`, `open`, `half-open`, `isolated`. */
   breakerState: 'a2a.breaker.state',
+  /** The tool a tool call ran (a peer tool's is `{peer}__{skill}`). */
+  toolName: 'a2a.tool.name',
+  /** A tool call's step in its turn, 1 for the first (as the wire shows it: `step 1/3`). */
+  toolStep: 'a2a.tool.step',
 } as const;
 
 export const METRIC = {

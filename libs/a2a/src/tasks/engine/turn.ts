@@ -6,6 +6,7 @@ import type { LoggerService } from '@nestjs/common';
 import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
 import { isInterruptedState, isTerminalState, type Artifact, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskState } from '../../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from '../agent-executor.js';
+import { observeToolCall } from '../../telemetry/tool-telemetry.js';
 import { observeTurn } from '../../telemetry/turn-telemetry.js';
 import { readConversation } from '../conversation.js';
 import { failedStepOf, TaskContext } from '../task-context.js';
@@ -140,6 +141,7 @@ export class Turn {
       turn: this,
       conversation: (options) => readConversation(this.deps.store, { scope: this.scope, contextId: this.contextId, taskId: this.taskId, prior: this.prior?.task }, options),
       toolEvents: this.deps.toolEvents,
+      observeTool: observeToolCall,
       agent: agent.name,
     });
     const timer = setTimeout(() => void this.stop(FAILURES.timeout), this.deps.executorTimeoutMs);

@@ -18,6 +18,7 @@ import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
 import { RedisTaskKeys } from './redis-task-keys.js';
 import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
 import { APPEND_EVENT } from './redis-task-scripts.js';
+import { streamsOf, toLoggedEvent } from './redis-stream-replies.js';
 
 /** Entries one XREAD takes per stream, and one XRANGE page. */
 const READ_BATCH = 100;
@@ -383,26 +384,4 @@ export class RedisEventLog implements EventLog {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-type StreamEntry = [id: string, fields: unknown];
-
-/**
- * The streams of an XREAD reply. ioredis gives `[[key, entries], …]` (RESP2, or RESP3 with the
- * default legacy reply mapping) or `{ key: entries }` (RESP3 with `replyMapping: 'resp3'`).
- */
-function streamsOf(reply: unknown): Array<[string, StreamEntry[]]> {
-  if (reply === null || reply === undefined) return [];
-  if (Array.isArray(reply)) return reply.map(([key, entries]) => [String(key), entries as StreamEntry[]]);
-  return Object.entries(reply as Record<string, StreamEntry[]>);
-}
-
-function toLoggedEvent(id: string, fields: unknown): LoggedEvent {
-  let json: unknown;
-  if (Array.isArray(fields)) {
-    for (let i = 0; i + 1 < fields.length; i += 2) if (String(fields[i]) === 'e') json = fields[i + 1];
-  } else if (fields && typeof fields === 'object') {
-    json = (fields as Record<string, unknown>).e;
-  }
-  return { seq: Number.parseInt(String(id), 10), event: JSON.parse(String(json)) as StreamResponse };
 }

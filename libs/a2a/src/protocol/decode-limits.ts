@@ -1,0 +1,118 @@
+/**
+ * Bounds on what a stranger's request may hold, checked while it is decoded: list lengths before a
+ * list is walked, part contents and metadata with a measure that stops at the bound. A violation
+ * names the field and the bound, never the value.
+ */
+import type { FieldSpec } from './codec-schema.js';
+import { jsonSizeOf } from './json-value.js';
+
+/**
+ * Bounds on what one decoded value may hold (a request from a caller). Every number is inclusive.
+ * @publicApi
+ */
+export interface DecodeLimits {
+  /** Parts of one message or artifact. */
+  readonly maxPartsPerMessage: number;
+  /** Bytes of one part's content: its text (UTF-8), raw bytes (base64 as sent), URL, or data (as JSON). */
+  readonly maxPartBytes: number;
+  /** Bytes of one `metadata` object, as JSON. */
+  readonly maxMetadataBytes: number;
+  /** Items of any other list (`extensions`, `referenceTaskIds`, `acceptedOutputModes` …) and entries of a map. */
+  readonly maxListItems: number;
+  /** Characters of a message's `contextId`; unchecked when absent (the task engine checks it too). */
+  readonly maxContextIdLength?: number;
+}
+
+/** The rule a message's `contextId` is held to, as a violation says it (the value is never quoted). */
+export function contextIdRule(max: number): string {
+  return `must be a string of at most ${max} characters (limits.maxContextIdLength)`;
+}
+
+/** Defaults a server can defend: far above what agents send, far below what holds the event loop. */
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+  maxPartsPerMessage: 1_000,
+  maxPartBytes: 1024 * 1024,
+  maxMetadataBytes: 64 * 1024,
+  maxListItems: 100,
+};
+
+/** The bounds that count something (parts, bytes, items); `maxContextIdLength` is a rule of its own ({@link contextIdRule}). */
+type CountedLimit = Exclude<keyof DecodeLimits, 'maxContextIdLength'>;
+
+/** The option that sets each bound, for messages. */
+const LIMIT_OPTION: Readonly<Record<CountedLimit, string>> = {
+  maxPartsPerMessage: 'limits.maxPartsPerMessage',
+  maxPartBytes: 'limits.maxPartBytes',
+  maxMetadataBytes: 'limits.maxMetadataBytes',
+  maxListItems: 'limits.maxListItems',
+};
+
+const LIMIT_TEXT: Readonly<Record<CountedLimit, string>> = { maxPartsPerMessage: 'hold', maxPartBytes: 'take', maxMetadataBytes: 'take', maxListItems: 'have' };
+const LIMIT_UNIT: Readonly<Record<CountedLimit, string>> = { maxPartsPerMessage: 'parts', maxPartBytes: 'bytes', maxMetadataBytes: 'bytes', maxListItems: 'items' };
+
+/** UTF-8 bytes of `text` above `max`? Exact only where it matters: a length bounds the bytes on both sides. */
+function utf8Exceeds(text: string, max: number): boolean {
+  if (text.length > max) return true; // every UTF-16 unit is at least one byte
+  if (text.length * 3 <= max) return false; // and at most three
+  return Buffer.byteLength(text, 'utf8') > max;
+}
+
+/** Records a violation of `field` (the decoder's own list). */
+export type ReportViolation = (field: string, description: string) => undefined;
+
+/**
+ * The bound checks of one decoding; each answers whether the value may be decoded, and reports a
+ * violation when it may not. Without limits every check passes.
+ * @internal
+ */
+export class DecodeBounds {
+  constructor(
+    private readonly limits: DecodeLimits | undefined,
+    private readonly report: ReportViolation,
+  ) {}
+
+  /** A list within its length bound (checked before the list is walked). */
+  listFits(spec: FieldSpec, list: readonly unknown[], path: string): boolean {
+    if (this.limits === undefined) return true;
+    const name = spec.bound === 'parts' ? 'maxPartsPerMessage' : 'maxListItems';
+    if (list.length <= this.limits[name]) return true;
+    this.overLimit(path, name);
+    return false;
+  }
+
+  /** A map within `maxListItems` entries (counted without building the entry list). */
+  mapFits(map: Record<string, unknown>, path: string): boolean {
+    if (this.limits === undefined) return true;
+    let entries = 0;
+    for (const _ in map) {
+      if (++entries > this.limits.maxListItems) {
+        this.overLimit(path, 'maxListItems');
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A part's content or a metadata object within its byte bound (checked before its value is used). */
+  bytesFit(spec: FieldSpec, raw: unknown, path: string): boolean {
+    if (this.limits === undefined || (spec.bound !== 'partContent' && spec.bound !== 'metadata')) return true;
+    const name = spec.bound === 'partContent' ? 'maxPartBytes' : 'maxMetadataBytes';
+    const max = this.limits[name];
+    const over = typeof raw === 'string' ? utf8Exceeds(raw, max) : jsonSizeOf(raw, max) > max;
+    if (over) this.overLimit(path, name);
+    return !over;
+  }
+
+  /** A conversation id: one rule for its type and its length, so either violation names the bound. */
+  contextIdFits(spec: FieldSpec, raw: unknown, path: string): boolean {
+    const max = this.limits?.maxContextIdLength;
+    if (spec.bound !== 'contextId' || max === undefined || (typeof raw === 'string' && raw.length <= max)) return true;
+    this.report(path, contextIdRule(max));
+    return false;
+  }
+
+  /** Refuses `path` for passing the bound `name`; the value is never quoted. */
+  private overLimit(path: string, name: CountedLimit): void {
+    this.report(path, `must ${LIMIT_TEXT[name]} at most ${this.limits![name]} ${LIMIT_UNIT[name]} (${LIMIT_OPTION[name]})`);
+  }
+}
