@@ -17,6 +17,7 @@ import {
 } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { request, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, InMemoryTaskBackend, type AgentExecutor, type TaskBackend, type TaskContext } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
@@ -24,6 +25,9 @@ import { startApp } from './support/custom-app.js';
 import { HOST_JSON_LIMIT, createPlatformApp, createTestApp, currentPlatform, describeOnEachPlatform } from './support/platforms.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, readSse, restClient, userMessage, type Json } from './support/wire-client.js';
+
+/** 400 chunks of 64 KiB: 25 MiB of events. */
+const FLOOD_CHUNKS = 400;
 
 @A2AAgent({ name: 'alpha', description: 'First agent', skills: [{ id: 'a', name: 'A', description: 'a', tags: ['a'] }] })
 @Injectable()
@@ -40,6 +44,11 @@ class AlphaAgent implements AgentExecutor {
       return;
     }
     if (ctx.text === 'ext') return ctx.reply(`extensions: ${ctx.extensions.join(',')}`);
+    if (ctx.text === 'flood') {
+      // far more than a socket's buffers hold: a reader that stops reading holds the stream up
+      for (let i = 0; i < FLOOD_CHUNKS; i++) await ctx.appendText('x'.repeat(64 * 1024));
+      return ctx.complete();
+    }
     await ctx.working();
     return ctx.complete(`alpha: ${ctx.text}`);
   }
@@ -554,6 +563,31 @@ describeOnEachPlatform('SSE housekeeping', () => {
     await waitUntil(async () => (await stateOf()) === 'TASK_STATE_COMPLETED', { attempts: 60, intervalMs: 50 });
     expect(await stateOf()).toBe('TASK_STATE_COMPLETED');
   });
+
+  it('waits for a slow reader: the stream stays open with its events unsent until the client reads them', async () => {
+    running = await alphaOnly();
+    const { SseStreams } = await import('../libs/a2a/src/server/http/sse-streams.js');
+    const streams = running.app.get(SseStreams);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(`${running!.url}/a2a/rest/message:stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...V1 } }, resolve);
+      req.on('error', reject);
+      req.end(JSON.stringify({ message: userMessage('flood') }));
+    });
+    res.pause();
+    const rest = restClient(`${running.url}/a2a/rest`);
+    const stateOf = async () => (await rest.call('ListTasks', {})).result.tasks[0]?.status.state;
+    await waitUntil(async () => (await stateOf()) === 'TASK_STATE_COMPLETED', { attempts: 200, intervalMs: 50 });
+    // the task is over, its 25 MiB of events are not: the stream waits for the client
+    expect(streams.size).toBe(1);
+    res.setEncoding('utf8');
+    let text = '';
+    for await (const chunk of res) text += chunk;
+    // every chunk, and the last-chunk mark complete() closes the artifact with
+    expect(text.match(/"artifactUpdate"/g)).toHaveLength(FLOOD_CHUNKS + 1);
+    expect(text).toMatch(/TASK_STATE_COMPLETED[^\n]*\n\n$/);
+    await waitUntil(() => streams.size === 0, { attempts: 50, intervalMs: 20 });
+    expect(streams.size).toBe(0);
+  }, 60_000);
 
   it('by default one caller cannot take every stream slot; the demo sets 20000 and more itself', async () => {
     running = await alphaOnly();
