@@ -1,5 +1,7 @@
 /** The demo's environment (README, "The demo agent"). */
 export interface DemoConfig {
+  /** PLATFORM: the HTTP platform the demo runs on, `express` (the default) or `fastify`. */
+  platform: DemoPlatform;
   port: number;
   host: string;
   /** Unset: the library derives it from the bound address (http://127.0.0.1:$PORT by default). */
@@ -31,6 +33,16 @@ export interface DemoConfig {
   shutdownGraceMs?: number;
 }
 
+export const DEMO_PLATFORMS = ['express', 'fastify'] as const;
+export type DemoPlatform = (typeof DEMO_PLATFORMS)[number];
+
+/** `PLATFORM`, checked: an unknown value fails start-up rather than silently running on Express. */
+export function parseDemoPlatform(value: string | undefined): DemoPlatform {
+  const platform = (value || 'express').toLowerCase();
+  if (!(DEMO_PLATFORMS as readonly string[]).includes(platform)) throw new Error(`PLATFORM must be one of ${DEMO_PLATFORMS.join(', ')}`);
+  return platform as DemoPlatform;
+}
+
 /** A peer of the `support` agent. */
 export interface DemoPeer {
   name: string;
@@ -56,6 +68,7 @@ export function parseDemoPeers(value: string | undefined, port: number): DemoPee
 export function demoConfig(env: NodeJS.ProcessEnv = process.env): DemoConfig {
   const port = Number(env.PORT ?? 3000);
   return {
+    platform: parseDemoPlatform(env.PLATFORM),
     port,
     host: env.HOST ?? '127.0.0.1',
     publicUrl: env.PUBLIC_URL || undefined,

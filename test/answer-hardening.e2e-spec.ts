@@ -8,6 +8,7 @@ import { Injectable } from '@nestjs/common';
 import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { startApp } from './support/custom-app.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
+import { describeOnEachPlatform } from './support/platforms.js';
 import { V1, jsonRpcClient, restClient, userMessage } from './support/wire-client.js';
 
 @A2AAgent({ name: 'echo', description: 'echoes', skills: [{ id: 'echo', name: 'Echo', description: 'echoes', tags: ['echo'] }] })
@@ -18,7 +19,7 @@ class EchoAgent implements AgentExecutor {
   }
 }
 
-describe('errors echo a bounded part of what they were sent', () => {
+describeOnEachPlatform('errors echo a bounded part of what they were sent', () => {
   let running: RunningApp;
   beforeAll(async () => {
     running = await startApp(A2AModule.forRoot({ limits: { maxBodyBytes: 8 * 1024 * 1024 }, allowUnauthenticated: true }), [EchoAgent]);
@@ -64,7 +65,7 @@ describe('errors echo a bounded part of what they were sent', () => {
   });
 });
 
-describe('every A2A answer says X-Content-Type-Options: nosniff', () => {
+describeOnEachPlatform('every A2A answer says X-Content-Type-Options: nosniff', () => {
   let demo: RunningApp;
   let guarded: RunningApp;
   beforeAll(async () => {

@@ -1,9 +1,10 @@
 /**
- * Every operation on both bindings, against the demo app over real HTTP: one table, two bindings,
- * the same behaviour (spec §5.1).
+ * Every operation on both bindings, against the demo app over real HTTP on Express and on Fastify:
+ * one table, two bindings, two platforms, the same behaviour (spec §5.1).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startDemo, type RunningApp } from './support/demo-app.js';
+import { PLATFORMS } from './support/platforms.js';
 import {
   jsonRpcClient,
   restClient,
@@ -15,17 +16,10 @@ import {
   type WireError,
 } from './support/wire-client.js';
 
+/** The demo of the block running now: one per platform and binding. */
 let demo: RunningApp;
-/** The demo serving 1.0 only (A2A_V03=0): a request without A2A-Version is refused there. */
+/** The demo of the block serving 1.0 only (A2A_V03=0): a request without A2A-Version is refused there. */
 let demoV1Only: RunningApp;
-beforeAll(async () => {
-  demo = await startDemo();
-  demoV1Only = await startDemo({ A2A_V03: '0' });
-});
-afterAll(async () => {
-  await demo.close();
-  await demoV1Only.close();
-});
 
 /** The error taxonomy (1.0.1): JSON-RPC code, HTTP status, canonical status name. */
 const ERRORS = {
@@ -40,10 +34,11 @@ const ERRORS = {
 
 type ErrorName = keyof typeof ERRORS;
 
-const clients: Array<[string, () => BindingClient]> = [
+const bindings: Array<[string, () => BindingClient]> = [
   ['JSON-RPC', () => jsonRpcClient(`${demo.url}/a2a/jsonrpc`)],
   ['HTTP+JSON', () => restClient(`${demo.url}/a2a/rest`)],
 ];
+const clients = PLATFORMS.flatMap((platform) => bindings.map(([name, makeClient]) => [name, platform, makeClient] as const));
 
 function expectError(client: BindingClient, response: { status: number; error?: WireError }, name: ErrorName): void {
   const expected = ERRORS[name];
@@ -61,10 +56,16 @@ function expectError(client: BindingClient, response: { status: number; error?: 
   }
 }
 
-describe.each(clients)('%s binding', (_name, makeClient) => {
+describe.each(clients)('%s binding on %s', (_name, platform, makeClient) => {
   let client: BindingClient;
-  beforeAll(() => {
+  beforeAll(async () => {
+    demo = await startDemo({}, { logger: false, platform });
+    demoV1Only = await startDemo({ A2A_V03: '0' }, { logger: false, platform });
     client = makeClient();
+  });
+  afterAll(async () => {
+    await demo.close();
+    await demoV1Only.close();
   });
 
   const send = (text: string, fields: Json = {}, configuration?: Json) =>

@@ -1,11 +1,11 @@
 /**
  * Hostile input, generated (issue 15): property-based fuzzing of both bindings over real HTTP,
  * against the demo as `npm start` runs it (its own body reader, an API-key guard) and against the
- * demo with the host's JSON parser on (Nest's default). Every answer must be a well-formed
+ * demo with the host's JSON parser on (Nest's default), each on Express and on Fastify. Every answer must be a well-formed
  * protocol answer in its binding's shape (test/support/answer-checks.ts), nothing internal may
  * reach the wire or the logs, and after every batch the server still answers a normal request.
  *
- * FUZZ_RUNS (default 10000): generated requests per run, half to each app. FUZZ_SEED replays a run (a failure
+ * FUZZ_RUNS (default 10000): generated requests per run, a quarter to each app on each platform. FUZZ_SEED replays a run (a failure
  * prints its seed); FUZZ_SHRINK=1 shrinks a failing batch (slower); FUZZ_VERBOSE=1 prints what
  * the answers were.
  */
@@ -19,11 +19,12 @@ import { Pool, errors } from 'undici';
 import { answerProblems, leaksIn, type Answer } from './support/answer-checks.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { hostileRequest, type FuzzTargets, type HostileRequest } from './support/hostile-requests.js';
+import { PLATFORMS, type Platform } from './support/platforms.js';
 import { V1, jsonRpcClient, userMessage } from './support/wire-client.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
-/** Each app gets half of the run's requests. */
-const RUNS_PER_APP = Math.ceil(RUNS / 2);
+/** Two apps on two platforms: each gets a quarter of the run's requests. */
+const RUNS_PER_APP = Math.ceil(RUNS / 4);
 const SEED = process.env.FUZZ_SEED === undefined ? Math.floor(Math.random() * 0x7fffffff) : Number(process.env.FUZZ_SEED);
 const BATCH = 50;
 /** A stream quiet this long waits for its client (see readStream); far below the demo's 15 s heartbeat. */
@@ -148,27 +149,30 @@ async function makeTargets(url: string, auth: Record<string, string>): Promise<F
 
 interface FuzzedApp {
   name: string;
+  platform: Platform;
   env: NodeJS.ProcessEnv;
   bodyParser: boolean;
   auth: Record<string, string>;
 }
 
-describe.each<FuzzedApp>([
+const APPS: Array<Omit<FuzzedApp, 'platform'>> = [
   {
     name: 'the demo (its own body reader, an API-key guard)',
     env: { DEMO_API_KEYS: 'fuzz:fuzz-key,other:SECRET-key-of-another-caller' },
     bodyParser: false,
     auth: { 'X-API-Key': 'fuzz-key' },
   },
-  { name: "the demo with the host's JSON parser (Nest's default)", env: {}, bodyParser: true, auth: {} },
-])('generated hostile requests to $name', ({ env, bodyParser, auth }) => {
+  { name: "the demo with the host's JSON parser (the platform's default)", env: {}, bodyParser: true, auth: {} },
+];
+
+describe.each<FuzzedApp>(PLATFORMS.flatMap((platform) => APPS.map((app) => ({ ...app, platform }))))('generated hostile requests to $name on $platform', ({ env, bodyParser, auth, platform }) => {
   const logger = new CapturingLogger();
   let demo: RunningApp;
   let pool: Pool;
   let targets: FuzzTargets;
 
   beforeAll(async () => {
-    demo = await startDemo(env, { bodyParser, logger });
+    demo = await startDemo(env, { bodyParser, logger, platform });
     pool = new Pool(demo.url, { connections: 16, headersTimeout: 15_000, keepAliveMaxTimeout: 2000 });
     targets = await makeTargets(demo.url, auth);
   });

@@ -35,6 +35,7 @@ import {
 } from '@a2a-js/sdk/errors';
 import { rejectionOf } from 'nestjs-a2a/testing';
 import { startDemo, type RunningApp } from './support/demo-app.js';
+import { PLATFORMS } from './support/platforms.js';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
 
@@ -127,7 +128,10 @@ async function collect(stream: AsyncGenerator<StreamResponse, void, undefined>):
 }
 
 /** Runs `call` and returns what it threw (sync throw or rejection); fails when it does not throw. */
-describe.each(CASES)('@a2a-js/sdk client over $binding', ({ binding, path, factory, codes }) => {
+/** Every binding on every platform. */
+const PLATFORM_CASES = PLATFORMS.flatMap((platform) => CASES.map((c) => ({ ...c, platform })));
+
+describe.each(PLATFORM_CASES)('@a2a-js/sdk client over $binding on $platform', ({ binding, path, factory, codes, platform }) => {
   let demo: RunningApp;
   let client: Client;
   const requests: string[] = [];
@@ -152,7 +156,7 @@ describe.each(CASES)('@a2a-js/sdk client over $binding', ({ binding, path, facto
   const v1: RequestOptions = { serviceParameters: { 'A2A-Version': '1.0' } };
 
   beforeAll(async () => {
-    demo = await startDemo();
+    demo = await startDemo({}, { logger: false, platform });
     const recordingFetch: typeof fetch = (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
       requests.push(`${init?.method ?? 'GET'} ${url}`);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable } from '@nestjs/common';
 import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { startApp } from './support/custom-app.js';
+import { describeOnEachPlatform } from './support/platforms.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, restClient, userMessage, type BindingClient } from './support/wire-client.js';
 
@@ -26,7 +27,7 @@ function millionPartsBody(rpc: boolean): string {
   return rpc ? `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":${params}}` : params;
 }
 
-describe('a message of a million parts, with a body limit that lets it through', () => {
+describeOnEachPlatform('a message of a million parts, with a body limit that lets it through', () => {
   let running: RunningApp;
   beforeAll(async () => {
     running = await startApp(A2AModule.forRoot({ limits: { maxBodyBytes: 32 * 1024 * 1024 }, allowUnauthenticated: true }), [EchoAgent]);
@@ -59,7 +60,7 @@ describe('a message of a million parts, with a body limit that lets it through',
   });
 });
 
-describe('the limits are options', () => {
+describeOnEachPlatform('the limits are options', () => {
   let running: RunningApp;
   beforeAll(async () => {
     running = await startApp(
@@ -93,7 +94,7 @@ describe('the limits are options', () => {
   });
 });
 
-describe('with the default body limit', () => {
+describeOnEachPlatform('with the default body limit', () => {
   let running: RunningApp;
   beforeAll(async () => {
     running = await startApp(A2AModule.forRoot({ allowUnauthenticated: true }), [EchoAgent]);

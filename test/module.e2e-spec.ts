@@ -15,14 +15,19 @@ import {
   type ExecutionContext,
   type Provider,
 } from '@nestjs/common';
-import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { request, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, InMemoryTaskBackend, type AgentExecutor, type TaskBackend, type TaskContext } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
+import { HOST_JSON_LIMIT, createPlatformApp, createTestApp, currentPlatform, describeOnEachPlatform } from './support/platforms.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, readSse, restClient, userMessage, type Json } from './support/wire-client.js';
+
+/** 400 chunks of 64 KiB: 25 MiB of events. */
+const FLOOD_CHUNKS = 400;
 
 @A2AAgent({ name: 'alpha', description: 'First agent', skills: [{ id: 'a', name: 'A', description: 'a', tags: ['a'] }] })
 @Injectable()
@@ -39,6 +44,11 @@ class AlphaAgent implements AgentExecutor {
       return;
     }
     if (ctx.text === 'ext') return ctx.reply(`extensions: ${ctx.extensions.join(',')}`);
+    if (ctx.text === 'flood') {
+      // far more than a socket's buffers hold: a reader that stops reading holds the stream up
+      for (let i = 0; i < FLOOD_CHUNKS; i++) await ctx.appendText('x'.repeat(64 * 1024));
+      return ctx.complete();
+    }
     await ctx.working();
     return ctx.complete(`alpha: ${ctx.text}`);
   }
@@ -72,7 +82,7 @@ afterEach(async () => {
   running = undefined;
 });
 
-describe('registration', () => {
+describeOnEachPlatform('registration', () => {
   it('forRoot: options reach the card; custom paths are mounted and published', async () => {
     running = await startApp(
       A2AModule.forRoot({
@@ -135,7 +145,7 @@ describe('registration', () => {
     @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent] })
     class AppModule {}
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    const app = await createTestApp(moduleRef, { bodyParser: false, logger: false });
     app.setGlobalPrefix('api');
     await app.listen(0, '127.0.0.1');
     running = { app, url: await app.getUrl(), close: () => app.close() };
@@ -216,7 +226,7 @@ describe('start-up validation', () => {
   });
 });
 
-describe('several agents', () => {
+describeOnEachPlatform('several agents', () => {
   it('gives each its card and bindings; the root serves the default; tasks stay with their agent', async () => {
     running = await startApp(A2AModule.forRoot({ defaultAgent: 'alpha' }), [AlphaAgent, BetaAgent]);
     const root: Json = await (await fetch(`${running.url}/.well-known/agent-card.json`)).json();
@@ -255,7 +265,7 @@ describe('several agents', () => {
   });
 });
 
-describe('the Agent Card over HTTP', () => {
+describeOnEachPlatform('the Agent Card over HTTP', () => {
   it('sends Cache-Control, a strong ETag and Last-Modified, and 304 when unchanged', async () => {
     running = await alphaOnly();
     const url = `${running.url}/.well-known/agent-card.json`;
@@ -273,7 +283,7 @@ describe('the Agent Card over HTTP', () => {
   });
 });
 
-describe('request validation on the wire', () => {
+describeOnEachPlatform('request validation on the wire', () => {
   it('refuses a Content-Type the binding does not take with 415 in the binding shape', async () => {
     running = await alphaOnly();
     const rpc = await post(`${running.url}/a2a/jsonrpc`, '{}', { 'content-type': 'text/plain' });
@@ -364,6 +374,18 @@ describe('request validation on the wire', () => {
     expect(await rpc.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'The request path is not valid percent-encoding' } });
   });
 
+  // Fastify's router answers a route parameter over its maxParamLength (100) with its own 414
+  it('answers an agent name longer than any agent can have with AgentNotFound in the binding shape', async () => {
+    running = await alphaOnly();
+    const agents = `${running.url}/agents/${'a'.repeat(150)}`;
+    const rest = await fetch(`${agents}/a2a/rest/tasks/x`, { headers: V1 });
+    expect(rest.status).toBe(404);
+    expect(((await rest.json()) as Json).error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    const rpc = await post(`${agents}/a2a/jsonrpc`, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'x' } }));
+    expect(rpc.status).toBe(404);
+    expect(await rpc.json()).toMatchObject({ jsonrpc: '2.0', id: 3, error: { code: -32601 } });
+  });
+
   it('answers a body that is not in the Content-Encoding it declares in the binding shape', async () => {
     running = await alphaOnly();
     for (const encoding of ['gzip', 'deflate', 'br']) {
@@ -375,7 +397,7 @@ describe('request validation on the wire', () => {
   });
 });
 
-describe("the host app's own JSON body parser", () => {
+describeOnEachPlatform("the host app's own JSON body parser", () => {
   @Controller('host')
   class HostController {
     @Post('echo')
@@ -396,11 +418,11 @@ describe("the host app's own JSON body parser", () => {
     }
   }
 
-  /** A default app, as `NestFactory.create(AppModule)` makes it: Nest's own body parsers on (JSON: 100 kB). */
+  /** A default app, as `NestFactory.create(AppModule)` makes it: the platform's own body parsers on (JSON: 100 kB on Express, 1 MiB on Fastify). */
   async function defaultApp(a2a: DynamicModule, extraProviders: Provider[] = []): Promise<RunningApp> {
     @Module({ imports: [a2a], providers: [AlphaAgent, ...extraProviders], controllers: [HostController] })
     class AppModule {}
-    const app = await NestFactory.create(AppModule, { logger: false, abortOnError: false });
+    const app = await createPlatformApp(AppModule, { logger: false, abortOnError: false });
     await app.listen(0, '127.0.0.1');
     return { app, url: await app.getUrl(), close: () => app.close() };
   }
@@ -409,7 +431,7 @@ describe("the host app's own JSON body parser", () => {
     @Module({ imports: [A2AModule.forRoot()], providers: [AlphaAgent], controllers: [HostController] })
     class HostApp {}
     const moduleRef = await Test.createTestingModule({ imports: [HostApp] }).compile();
-    const app = moduleRef.createNestApplication({ logger: false }); // Nest's default JSON parser is on
+    const app = await createTestApp(moduleRef, { logger: false }); // the platform's default JSON parser is on
     await app.listen(0, '127.0.0.1');
     running = { app, url: await app.getUrl(), close: () => app.close() };
 
@@ -425,7 +447,7 @@ describe("the host app's own JSON body parser", () => {
     const restBad = await post(`${running.url}/a2a/rest/message:send`, '{bad');
     expect(restBad.status).toBe(400);
     expect(((await restBad.json()) as Json).error.status).toBe('INVALID_ARGUMENT');
-    // over Nest's 100 kB, under the module's 1 MiB
+    // over Nest's 100 kB, under the module's 1 MiB (Fastify's parser would take it: the next test goes beyond its limit)
     const large = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('x'.repeat(200_000)) });
     expect(large.status).toBe(200);
     expect(large.result.task.status.state).toBe('TASK_STATE_COMPLETED');
@@ -449,23 +471,25 @@ describe("the host app's own JSON body parser", () => {
   });
 
   it('holds limits.maxBodyBytes on the A2A routes of a default NestFactory.create(AppModule) app, whatever the content type', async () => {
-    running = await defaultApp(A2AModule.forRoot({ limits: { maxBodyBytes: 300_000 } }));
+    // the platform parser's own limit: Nest's 100 kB on Express, Fastify's 1 MiB
+    const hostLimit = HOST_JSON_LIMIT[currentPlatform()];
+    running = await defaultApp(A2AModule.forRoot({ limits: { maxBodyBytes: 3 * hostLimit, maxPartBytes: 3 * hostLimit } }));
     const text = (size: number) => userMessage('x'.repeat(size));
     for (const contentType of ['application/json', 'application/a2a+json']) {
       const headers = { headers: { 'content-type': contentType } };
-      // above Nest's own 100 kB, below the module's limit: both bindings take it
-      const rpc = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(200_000) }, headers);
+      // above the platform parser's limit, below the module's: both bindings take it
+      const rpc = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(2 * hostLimit) }, headers);
       expect([contentType, rpc.status, rpc.result?.task.status.state]).toEqual([contentType, 200, 'TASK_STATE_COMPLETED']);
-      const rest = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(200_000) }, headers);
+      const rest = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(2 * hostLimit) }, headers);
       expect([contentType, rest.status, rest.result?.task.status.state]).toEqual([contentType, 200, 'TASK_STATE_COMPLETED']);
       // above the module's limit: refused by it, in each binding's shape, the JSON-RPC id lost with the body
-      const rpcTooLarge = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(400_000) }, headers);
+      const rpcTooLarge = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: text(4 * hostLimit) }, headers);
       expect([contentType, rpcTooLarge.status, rpcTooLarge.raw.id, rpcTooLarge.raw.error.code]).toEqual([contentType, 413, null, -32600]);
-      const restTooLarge = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(400_000) }, headers);
+      const restTooLarge = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: text(4 * hostLimit) }, headers);
       expect([contentType, restTooLarge.status, restTooLarge.raw.error.status]).toEqual([contentType, 413, 'INVALID_ARGUMENT']);
     }
-    // the app's own routes keep Nest's parser and its 100 kB
-    expect((await post(`${running.url}/host/echo`, JSON.stringify({ pad: 'x'.repeat(200_000) }))).status).toBe(413);
+    // the app's own routes keep the platform's parser and its limit
+    expect((await post(`${running.url}/host/echo`, JSON.stringify({ pad: 'x'.repeat(2 * hostLimit) }))).status).toBe(413);
     expect(await (await post(`${running.url}/host/echo`, '{"a":1}')).json()).toEqual({ got: { a: 1 } });
   });
 
@@ -494,7 +518,7 @@ describe("the host app's own JSON body parser", () => {
   });
 });
 
-describe('SSE housekeeping', () => {
+describeOnEachPlatform('SSE housekeeping', () => {
   it('sends a heartbeat comment on quiet streams', async () => {
     running = await alphaOnly({ streaming: { heartbeatMs: 1000 } });
     const res = await post(`${running.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('slow') }));
@@ -540,6 +564,31 @@ describe('SSE housekeeping', () => {
     expect(await stateOf()).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('waits for a slow reader: the stream stays open with its events unsent until the client reads them', async () => {
+    running = await alphaOnly();
+    const { SseStreams } = await import('../libs/a2a/src/server/http/sse-streams.js');
+    const streams = running.app.get(SseStreams);
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(`${running!.url}/a2a/rest/message:stream`, { method: 'POST', headers: { 'content-type': 'application/json', ...V1 } }, resolve);
+      req.on('error', reject);
+      req.end(JSON.stringify({ message: userMessage('flood') }));
+    });
+    res.pause();
+    const rest = restClient(`${running.url}/a2a/rest`);
+    const stateOf = async () => (await rest.call('ListTasks', {})).result.tasks[0]?.status.state;
+    await waitUntil(async () => (await stateOf()) === 'TASK_STATE_COMPLETED', { attempts: 200, intervalMs: 50 });
+    // the task is over, its 25 MiB of events are not: the stream waits for the client
+    expect(streams.size).toBe(1);
+    res.setEncoding('utf8');
+    let text = '';
+    for await (const chunk of res) text += chunk;
+    // every chunk, and the last-chunk mark complete() closes the artifact with
+    expect(text.match(/"artifactUpdate"/g)).toHaveLength(FLOOD_CHUNKS + 1);
+    expect(text).toMatch(/TASK_STATE_COMPLETED[^\n]*\n\n$/);
+    await waitUntil(() => streams.size === 0, { attempts: 50, intervalMs: 20 });
+    expect(streams.size).toBe(0);
+  }, 60_000);
+
   it('by default one caller cannot take every stream slot; the demo sets 20000 and more itself', async () => {
     running = await alphaOnly();
     const { startDemo } = await import('./support/demo-app.js');
@@ -574,7 +623,7 @@ describe('executor deadline', () => {
   });
 });
 
-describe('shutdown', () => {
+describeOnEachPlatform('shutdown', () => {
   it('fails running tasks with a clear message, delivers it to open streams, and closes without hanging', async () => {
     const app = await alphaOnly();
     const res = await post(`${app.url}/a2a/rest/message:stream`, JSON.stringify({ message: userMessage('hang') }));
@@ -590,7 +639,7 @@ describe('shutdown', () => {
   });
 });
 
-describe('unexpected failures', () => {
+describeOnEachPlatform('unexpected failures', () => {
   it('answer InternalError with a fixed message on both bindings, leaking nothing', async () => {
     const memory = new InMemoryTaskBackend();
     const failing: TaskBackend = {
@@ -616,7 +665,7 @@ describe('unexpected failures', () => {
     @Module({ imports: [A2AModule.forRoot({ taskBackend: failing })], providers: [AlphaAgent] })
     class AppModule {}
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    const app = moduleRef.createNestApplication({ bodyParser: false, logger: false });
+    const app = await createTestApp(moduleRef, { bodyParser: false, logger: false });
     await app.listen(0, '127.0.0.1');
     running = { app, url: await app.getUrl(), close: () => app.close() };
     const rpc = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('GetTask', { id: 'x' });

@@ -10,6 +10,7 @@ import { APP_GUARD, Reflector } from '@nestjs/core';
 import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
 import { PublicCardCheck } from '../libs/a2a/src/server/http/public-card-check.js';
 import { startApp } from './support/custom-app.js';
+import { describeOnEachPlatform } from './support/platforms.js';
 import type { RunningApp } from './support/demo-app.js';
 
 @A2AAgent({ name: 'guarded', description: 'An agent behind an API key', skills: [{ id: 's', name: 'S', description: 's', tags: ['s'] }] })
@@ -55,7 +56,7 @@ async function boot(guard: new (...args: never[]) => CanActivate): Promise<{ run
   return { running, warnings: logger.warnings };
 }
 
-describe('the start-up check that the card is public', () => {
+describeOnEachPlatform('the start-up check that the card is public', () => {
   let running: RunningApp | undefined;
   afterEach(() => running?.close());
 

@@ -11,13 +11,14 @@ import { REST_ROUTES } from '../libs/a2a/src/protocol/rest-routes.js';
 import { startApp } from './support/custom-app.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
 import { BearerGuard, VaultAgent } from './support/vault-agent.js';
+import { describeOnEachPlatform } from './support/platforms.js';
 import { V1, jsonRpcClient, restClient, userMessage, type BindingClient, type Json } from './support/wire-client.js';
 
 const ALICE = { 'X-API-Key': 'key-alice' };
 const BOB = { 'X-API-Key': 'key-bob' };
 const WRONG = { 'X-API-Key': 'not-a-key' };
 
-describe('the demo with DEMO_API_KEYS', () => {
+describeOnEachPlatform('the demo with DEMO_API_KEYS', () => {
   let demo: RunningApp;
   beforeAll(async () => {
     demo = await startDemo({ DEMO_API_KEYS: 'alice:key-alice,bob:key-bob' });
@@ -190,7 +191,7 @@ class SilentGuard implements CanActivate {
   }
 }
 
-describe('an honest card', () => {
+describeOnEachPlatform('an honest card', () => {
   let running: RunningApp;
   afterAll(() => running?.close());
 
@@ -220,7 +221,7 @@ class TenantGuard implements CanActivate {
   }
 }
 
-describe('guards given to the module, and the extended card', () => {
+describeOnEachPlatform('guards given to the module, and the extended card', () => {
   let running: RunningApp;
   beforeAll(async () => {
     running = await startApp(A2AModule.forRoot({ guards: [BearerGuard] }), [VaultAgent, { provide: APP_GUARD, useClass: TenantGuard }]);
@@ -263,7 +264,7 @@ describe('guards given to the module, and the extended card', () => {
   });
 });
 
-describe('@A2APublic', () => {
+describeOnEachPlatform('@A2APublic', () => {
   it('is on the card routes, so a host guard can honour it', () => {
     expect(Reflect.getMetadata(A2A_PUBLIC, class {})).toBeUndefined();
     @A2APublic()

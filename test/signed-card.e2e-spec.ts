@@ -11,6 +11,7 @@ import { A2AAgent, A2AModule, type AgentExecutor, type CardSigner, type TaskCont
 import { verifyAgentCard } from 'nestjs-a2a/client';
 import { startApp } from './support/custom-app.js';
 import { startDemo, type RunningApp } from './support/demo-app.js';
+import { describeOnEachPlatform } from './support/platforms.js';
 import type { Json } from './support/wire-client.js';
 
 type SdkKey = Parameters<Parameters<typeof verifyAgentCardSignature>[0]> extends never ? never : Awaited<ReturnType<Parameters<typeof verifyAgentCardSignature>[0]>>;
@@ -31,7 +32,7 @@ async function sdkVerify(card: Json): Promise<void> {
 
 const decodeHeader = (card: Json, i = 0) => JSON.parse(Buffer.from(card.signatures[i].protected, 'base64url').toString());
 
-describe('the demo with DEMO_SIGN_CARD=1 (and DEMO_API_KEYS)', () => {
+describeOnEachPlatform('the demo with DEMO_SIGN_CARD=1 (and DEMO_API_KEYS)', () => {
   let demo: RunningApp;
   beforeAll(async () => {
     demo = await startDemo({ DEMO_SIGN_CARD: '1', DEMO_API_KEYS: 'alice:k1' });
@@ -123,7 +124,7 @@ describe('a module signing with HS256 (a shared secret)', () => {
   });
 });
 
-describe('unsigned cards', () => {
+describeOnEachPlatform('unsigned cards', () => {
   it('have no JWKS', async () => {
     const running = await startApp(A2AModule.forRoot(), [SignedAgent]);
     try {

@@ -95,9 +95,12 @@ export class Stacks {
   }
 }
 
-/** Only ours on Fastify may be missing: it is the platform still to come (issue 14). */
-export function mayBeUnavailable(def: StackDef): boolean {
-  return def.spec.stack === 'ours' && def.spec.platform === 'fastify';
+/**
+ * Which stacks may be missing from a run ("not available yet") instead of failing it: none since ours
+ * on Fastify, the last to come (issue 14), runs; a stack still to come is let in here.
+ */
+export function mayBeUnavailable(_def: StackDef): boolean {
+  return false;
 }
 
 /** "not available yet"'s reason, short. */

@@ -59,6 +59,8 @@ export interface DemoProcess {
   readonly exited: Promise<number | string>;
   /** Everything it wrote to stderr so far. */
   stderr(): string;
+  /** Everything it wrote to stdout so far (Nest's log). */
+  stdout(): string;
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -70,10 +72,12 @@ export async function spawnDemo(env: NodeJS.ProcessEnv = {}, nodeArgs: string[] 
   const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', ...env, PORT: port },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   let gone = false;
   void exited.then(() => (gone = true));
@@ -89,6 +93,7 @@ export async function spawnDemo(env: NodeJS.ProcessEnv = {}, nodeArgs: string[] 
     child,
     exited,
     stderr: () => stderr,
+    stdout: () => stdout,
     async stop(graceMs = 5000) {
       if (gone) return;
       child.kill('SIGTERM');

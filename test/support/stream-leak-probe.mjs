@@ -35,7 +35,12 @@ Module({
   providers: [ProbeAgent],
 })(ProbeApp);
 
-const app = await NestFactory.create(ProbeApp, { bodyParser: false, logger: ['error', 'fatal'] });
+const options = { bodyParser: false, logger: ['error', 'fatal'] };
+// PROBE_PLATFORM=fastify: the same app on Fastify (its adapter loaded only then)
+const app =
+  process.env.PROBE_PLATFORM === 'fastify'
+    ? await NestFactory.create(ProbeApp, new (await import('@nestjs/platform-fastify')).FastifyAdapter(), options)
+    : await NestFactory.create(ProbeApp, options);
 await app.listen(0, '127.0.0.1');
 
 async function measure() {

@@ -23,7 +23,7 @@ import { A2ACallerResolver } from './server/caller-resolver.js';
 import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
 import { A2AExceptionFilter } from './server/http/a2a-exception.filter.js';
 import { BindingRoutes } from './server/http/binding-routes.js';
-import { ExpressBodyReader } from './server/http/express-body-reader.js';
+import { BodyReadAhead } from './server/http/body-read-ahead.js';
 import { HttpServerTimeouts } from './server/http/http-server-timeouts.js';
 import { RouterErrors } from './server/http/router-errors.js';
 import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
@@ -58,7 +58,7 @@ const PROVIDERS = [
   RestBinding,
   AgentCardEndpoint,
   BindingRoutes,
-  ExpressBodyReader,
+  BodyReadAhead,
   RouterErrors,
   HttpServerTimeouts,
   A2ALifecycle,
@@ -90,17 +90,19 @@ export class A2AModule extends ConfigurableA2AModule {
     const publicRouteMetadata = extras.publicRouteMetadata === undefined ? [] : [extras.publicRouteMetadata].flat();
     const clients = [...new Set([...peers, ...(extras.clients ?? [])])];
     const clientTokens = clientProviders(clients);
+    const { controllers, platformRoutes } = createA2AControllers(paths, { guards, publicRouteMetadata });
     return {
       ...definition,
       global: extras.isGlobal,
       imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers: createA2AControllers(paths, { guards, publicRouteMetadata }),
+      controllers,
       providers: [
         ...(definition.providers ?? []),
         { provide: A2A_ROUTES, useValue: paths },
         { provide: A2A_GUARDS, useValue: guards },
         { provide: A2A_CLIENT_NAMES, useValue: clients },
         ...PROVIDERS,
+        platformRoutes,
         ...(extras.callerResolver ? [{ provide: A2ACallerResolver, useClass: extras.callerResolver }] : []),
         ...peerProviders(extras),
         ...clientTokens,

@@ -5,15 +5,10 @@
  * controllers only: the app's other routes keep their own handling.
  */
 import { Catch, Inject, Injectable, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BindingRoutes } from './binding-routes.js';
 import { JsonRpcBinding } from './json-rpc.binding.js';
+import { responseOf, routedOf } from './platform-exchange.js';
 import { RestBinding } from './rest.binding.js';
-
-/** node's message of a platform's request or response (Fastify wraps them in `raw`). */
-export function nodeOf<T extends IncomingMessage | ServerResponse>(value: unknown): T {
-  return ((value as { raw?: T }).raw ?? value) as T;
-}
 
 @Catch()
 @Injectable()
@@ -26,9 +21,9 @@ export class A2AExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const req = nodeOf<IncomingMessage>(http.getRequest());
+    const req = routedOf(http.getRequest()).raw;
     const url = (req as { originalUrl?: string }).originalUrl ?? req.url;
     const binding = this.routes.bindingOf(url) === 'jsonRpc' ? this.jsonRpc : this.rest;
-    binding.answerError(req, nodeOf<ServerResponse>(http.getResponse()), exception);
+    binding.answerError(req, responseOf(http.getResponse()), exception);
   }
 }

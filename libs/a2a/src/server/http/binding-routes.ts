@@ -28,15 +28,26 @@ export class BindingRoutes {
 
   /** The binding of a request URL (path and query), or undefined for any other route. */
   bindingOf(url: string | undefined): BindingName | undefined {
+    return this.locate(url)?.binding;
+  }
+
+  /** The agent segment (still encoded, lower-cased) of a per-agent A2A path; undefined at the root paths and off A2A routes. */
+  agentOf(url: string | undefined): string | undefined {
+    return this.locate(url)?.agent;
+  }
+
+  private locate(url: string | undefined): { binding: BindingName; agent?: string } | undefined {
     // like the router: case-insensitive, a trailing slash tolerated
     const path = (url ?? '').split('?')[0].toLowerCase().replace(/(.)\/+$/, '$1');
     // the global prefix is known once the app is set up, which is before its first request
     const { jsonRpc, rest, agents } = (this.matcher ??= this.matchers());
     const root = bindingUnder(path, jsonRpc, rest);
-    if (root || !path.startsWith(`${agents}/`)) return root;
+    if (root) return { binding: root };
+    if (!path.startsWith(`${agents}/`)) return undefined;
     const afterAgents = path.slice(agents.length + 1);
     const slash = afterAgents.indexOf('/');
-    return slash > 0 ? bindingUnder(afterAgents.slice(slash), this.lower(this.paths.jsonRpc), this.lower(this.paths.rest)) : undefined;
+    const binding = slash > 0 ? bindingUnder(afterAgents.slice(slash), this.lower(this.paths.jsonRpc), this.lower(this.paths.rest)) : undefined;
+    return binding && { binding, agent: afterAgents.slice(0, slash) };
   }
 
   private matchers(): Matcher {

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Agent, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { nodeOf } from './a2a-exception.filter.js';
+import { responseOf } from './platform-exchange.js';
 import { ConnectionDrain } from './connection-drain.js';
 
 @Controller()
@@ -24,7 +24,7 @@ class PlainController {
   /** Never ends by itself, like an SSE stream. */
   @Get('endless')
   endless(@Res() res: unknown) {
-    const raw = nodeOf<ServerResponse>(res);
+    const raw = responseOf(res);
     raw.writeHead(200, { 'content-type': 'text/plain' });
     raw.write('open\n');
   }

@@ -1,7 +1,7 @@
 /**
  * The body of an A2A request, read once with the module's limits (size, depth, strict UTF-8)
- * whatever its content type and whatever parser the host app has. On Express the module reads it
- * ahead of the app's own parsers (see express-body-reader.ts); elsewhere the binding reads it, or
+ * whatever its content type and whatever parser the host app has. On Express and Fastify the module
+ * reads it ahead of the app's own parsers (body-read-ahead.ts); elsewhere the binding reads it, or
  * uses what a host parser made of it. What was read is kept per request, so an error answer given
  * before the binding ran (a guard's) can still carry the JSON-RPC id.
  */
@@ -93,18 +93,18 @@ export function bodyKnownSoFar(req: HostRequest, limits: BodyLimits): unknown {
 }
 
 /**
- * Sets `req.body` to the JSON body read ahead, as the host's JSON parser would have: host guards
- * and interceptors that look at it keep working. Left alone for other media types and bad bodies
- * (the binding refuses those).
+ * Sets `body` on the platform's request (`req` itself on Express, Fastify's wrapper of it) to the
+ * JSON body read ahead, as the host's JSON parser would have: host guards and interceptors that
+ * look at it keep working. Left alone for other media types and bad bodies (the binding refuses those).
  */
-export function exposeBody(req: HostRequest, limits: BodyLimits): void {
+export function exposeBody(req: HostRequest, limits: BodyLimits, platformRequest: { body?: unknown } = req): void {
   try {
     checkContentType(req.headers['content-type'], JSON_BODY_TYPES, true);
   } catch {
     return;
   }
   const body = bodyKnownSoFar(req, limits);
-  if (body !== undefined) req.body = body;
+  if (body !== undefined) platformRequest.body = body;
 }
 
 /** The body as the host app's parser left it. */

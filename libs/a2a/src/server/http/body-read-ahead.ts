@@ -1,0 +1,87 @@
+/**
+ * Reads the bodies of A2A requests ahead of the app's own parsers, on Express and on Fastify, so
+ * one limit (`limits.maxBodyBytes`), strict UTF-8, the JSON depth and the binding-shaped refusals
+ * (413, 415, 400) hold on the A2A routes whatever the content type, in a default
+ * `NestFactory.create(AppModule)` app too: Nest's JSON parser would refuse a body over 100 kB
+ * before the route and leave `application/a2a+json` alone; Fastify's would refuse that type (415)
+ * and bodies over its `bodyLimit`, in their own shape. Other routes keep the app's parsers. On any
+ * other platform the binding reads the body itself, or uses what the platform's parser made of it.
+ */
+import { Inject, Injectable } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { AbstractHttpAdapter } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { InjectA2AOptions } from '../../config/a2a.constants.js';
+import type { ResolvedServerOptions } from '../server-options.js';
+import { BindingRoutes } from './binding-routes.js';
+import { exposeBody, readBodyAhead } from './request-body.js';
+
+/** What the Fastify hooks touch of its request. */
+interface FastifyRequestLike {
+  readonly raw: IncomingMessage;
+  readonly url: string;
+  headers: Record<string, unknown>;
+  body?: unknown;
+}
+
+interface FastifyLike {
+  addHook(name: 'preParsing', hook: (request: FastifyRequestLike, reply: unknown, payload: unknown) => Promise<unknown>): unknown;
+  addHook(name: 'preValidation', hook: (request: FastifyRequestLike, reply: unknown) => Promise<void>): unknown;
+}
+
+/** The body headers Fastify decides by whether, and how, to parse a body. */
+const NO_BODY = { 'content-type': undefined, 'content-length': undefined, 'transfer-encoding': undefined };
+
+@Injectable()
+export class BodyReadAhead {
+  /** Fastify's view of the headers of each request read ahead, until it is put back. */
+  private readonly fastifyHeaders = new WeakMap<FastifyRequestLike, Record<string, unknown>>();
+
+  constructor(
+    @Inject(HttpAdapterHost) adapterHost: HttpAdapterHost,
+    @Inject(BindingRoutes) private readonly routes: BindingRoutes,
+    @InjectA2AOptions() private readonly options: ResolvedServerOptions,
+  ) {
+    // the adapter is set before the app registers its parsers and routes (in init): what is added now runs before them
+    adapterHost.init$.subscribe(() => this.install(adapterHost.httpAdapter));
+  }
+
+  private install(adapter: AbstractHttpAdapter | undefined): void {
+    if (adapter?.getType() === 'express') adapter.use(this.expressMiddleware);
+    if (adapter?.getType() !== 'fastify') return;
+    const fastify = adapter.getInstance<FastifyLike>();
+    fastify.addHook('preParsing', this.fastifyPreParsing);
+    fastify.addHook('preValidation', this.fastifyPreValidation);
+  }
+
+  private readonly expressMiddleware = (req: IncomingMessage & { body?: unknown }, _res: ServerResponse, next: () => void): void => {
+    if (this.routes.bindingOf(req.url) === undefined) return next();
+    void readBodyAhead(req, this.options.limits).then(() => {
+      exposeBody(req, this.options.limits);
+      next();
+    }, next);
+  };
+
+  /**
+   * Reads the body, then hides its headers from Fastify's view of the request (`request.headers`;
+   * never node's `raw.headers`, which the bindings read), so Fastify finds no body to parse.
+   */
+  private readonly fastifyPreParsing = async (request: FastifyRequestLike, _reply: unknown, payload: unknown): Promise<unknown> => {
+    if (this.routes.bindingOf(request.url) === undefined) return payload;
+    await readBodyAhead(request.raw, this.options.limits);
+    const seen = request.headers;
+    this.fastifyHeaders.set(request, seen);
+    request.headers = { ...seen, ...NO_BODY };
+    return payload;
+  };
+
+  /** After parsing, before the route and its guards: the headers back, and `request.body` as a JSON parser would have set it. */
+  private readonly fastifyPreValidation = async (request: FastifyRequestLike): Promise<void> => {
+    const seen = this.fastifyHeaders.get(request);
+    if (seen === undefined) return;
+    this.fastifyHeaders.delete(request);
+    // unset when Fastify's view was node's own headers, so it reads them directly again
+    request.headers = (seen === request.raw.headers ? undefined : seen) as Record<string, unknown>;
+    exposeBody(request.raw, this.options.limits, request);
+  };
+}

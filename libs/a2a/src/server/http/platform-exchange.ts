@@ -1,0 +1,62 @@
+/**
+ * Where the platform's request and response become what the bindings see: node's message and
+ * response and a {@link RoutedRequest}. Express hands over node's objects themselves (extended);
+ * Fastify wraps them (`raw`), and its reply is hijacked so that Fastify leaves the answer, written
+ * to node's response as on Express (SSE included), alone. Read structurally: the module imports
+ * neither platform, so an app loads only the one it runs on.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RoutedRequest } from './http-binding.js';
+
+/** What the module reads of a platform's request: Express's and Fastify's alike. */
+interface PlatformRequest {
+  readonly raw?: IncomingMessage;
+  readonly params?: Record<string, unknown>;
+  readonly query?: Record<string, unknown>;
+  /** The matched route (Express). */
+  readonly route?: { path?: unknown };
+  /** The matched route (Fastify). */
+  readonly routeOptions?: { url?: unknown };
+  readonly originalUrl?: string;
+  readonly url?: string;
+}
+
+/** A Fastify reply: the answer is written to node's response once Fastify is told to leave it. */
+interface HijackableReply {
+  readonly raw: ServerResponse;
+  hijack(): unknown;
+}
+
+/** What a binding is told of a request, from the platform's request. */
+export function routedOf(platformRequest: unknown): RoutedRequest {
+  const req = platformRequest as PlatformRequest;
+  return {
+    request: platformRequest,
+    raw: req.raw ?? (platformRequest as IncomingMessage),
+    agent: req.params?.agent as string | undefined,
+    query: req.query ?? {},
+  };
+}
+
+/** node's response of a platform's, which the module now answers on by itself. */
+export function responseOf(platformResponse: unknown): ServerResponse {
+  const reply = platformResponse as Partial<HijackableReply>;
+  if (typeof reply.hijack === 'function' && reply.raw) {
+    reply.hijack();
+    return reply.raw;
+  }
+  return platformResponse as ServerResponse;
+}
+
+/**
+ * The still-encoded path after the interface URL: the raw path minus as many segments as the
+ * matched route has before its catch-all (`*path` on Express, `*` on Fastify).
+ */
+export function subPathOf(platformRequest: unknown): string {
+  const req = platformRequest as PlatformRequest;
+  const routePath = String(req.route?.path ?? req.routeOptions?.url ?? '');
+  const segments = routePath.split('/').filter(Boolean);
+  const prefixSegments = segments.length - (/^\*/.test(segments.at(-1) ?? '') ? 1 : 0);
+  const rawPath = (req.originalUrl ?? req.raw?.url ?? req.url ?? '').split('?')[0];
+  return `/${rawPath.split('/').filter(Boolean).slice(prefixSegments).join('/')}`;
+}
