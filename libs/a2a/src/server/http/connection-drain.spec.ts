@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Controller, Get, Module, Res, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { Agent, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, get, type IncomingMessage, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { responseOf } from './platform-exchange.js';
 import { ConnectionDrain } from './connection-drain.js';
