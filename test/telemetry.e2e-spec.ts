@@ -99,6 +99,21 @@ describe('a streamed task', () => {
   });
 });
 
+describe('a request in A2A 0.3 (the demo serves it beside 1.0)', () => {
+  it('makes the same SERVER span, saying 0.3, with the task it ran', async () => {
+    const res = await fetch(`${demo.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' }, // no A2A-Version: 0.3
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'v03-span', role: 'user', parts: [{ kind: 'text', text: '/task old' }] }, configuration: { blocking: true } } }),
+    });
+    const { result } = (await res.json()) as { result: { kind: string; id: string; status: { state: string } } };
+    expect([result.kind, result.status.state]).toEqual(['task', 'completed']);
+    const span = await serverSpan(SEND, result.id);
+    expect(span.attributes).toMatchObject({ 'rpc.method': 'SendMessage', 'a2a.binding': 'JSONRPC', 'a2a.protocol.version': '0.3', 'a2a.task.state': 'TASK_STATE_COMPLETED' });
+    expect((await turnSpan(result.id)).parentSpanContext?.spanId).toBe(span.spanContext().spanId);
+  });
+});
+
 describe('failures', () => {
   it('a failed task: FAILED on the turn, the request span and the task count', async () => {
     const res = await clients[0].call('SendMessage', { message: userMessage('/fail') });
