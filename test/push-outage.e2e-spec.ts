@@ -78,12 +78,13 @@ describe('push and Redis outages', () => {
       await sleep(500);
       redis = await startRedis(port, dir); // the append-only file brings the delayed jobs back
       servers.push(redis);
-      await receiver.waitFor((r) => r.length >= 8, 15_000);
+      // delivery is ordered: the last events' retries follow one another, each 2 s, after the worker's reconnect
+      await receiver.waitFor((r) => r.length >= 8, 40_000);
       await waitUntil(() => delivered.length >= 4, { attempts: 50, intervalMs: 100 });
       expect(new Set(delivered).size).toBe(4);
     } finally {
       await running.close();
       await receiver.close();
     }
-  });
+  }, 60_000);
 });

@@ -7,7 +7,7 @@
 import { Inject, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
-import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, toA2AError } from '../../protocol/errors.js';
+import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError, toA2AError } from '../../protocol/errors.js';
 import { responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
@@ -187,6 +187,9 @@ export abstract class HttpBinding {
     const retryAfter = a2aError.metadata.retryAfterSeconds ?? (a2aError instanceof ResourceExhaustedError ? retryAfterOfNamedLimits(res) : undefined);
     if (retryAfter) headers['Retry-After'] = retryAfter;
     if (a2aError instanceof UnauthenticatedError) headers['WWW-Authenticate'] = this.security.challenge();
+    // refused because the server is going away: even a request that arrived before the drain began
+    // closes its connection, so its client goes elsewhere instead of sending another on this one
+    if (a2aError instanceof UnavailableError && this.streams.shuttingDown) headers.Connection = 'close';
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
   }
 

@@ -99,6 +99,11 @@ export class SseStreams {
     this.accepting = false;
   }
 
+  /** Shutdown has begun (see {@link stopAccepting}). */
+  get shuttingDown(): boolean {
+    return !this.accepting;
+  }
+
   /** Ends every stream (shutdown, after running tasks were given their final event). */
   closeAll(): void {
     clearInterval(this.timer);
