@@ -18,8 +18,12 @@ import type { TaskScope } from '../tasks/task-store.js';
 import { pushJobFor } from './ordered-push-delivery.js';
 import type { PushConfigStore } from './push-config-store.js';
 import type { PushDeliveryQueue } from './push-delivery-queue.js';
+import type { PushJobData } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
 import type { DueTask, RedisPushOutbox } from './push-outbox.js';
+
+/** A W3C trace context as a job carries it (`traceparent`, `tracestate`). */
+type TraceCarrier = NonNullable<PushJobData['trace']>;
 
 /** Due tasks relayed at once, and read per HSCAN page. */
 const BATCH = 100;
@@ -41,10 +45,11 @@ export class PushRelay implements TaskEventListener {
   private readonly logger = new Logger('A2A');
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
-  /** Tasks this instance committed to, relayed together at the end of the tick. */
-  private readonly poked = new Set<string>();
-  /** The trace context of the commit that poked a task (when traced): its notifications' spans join the turn's trace. */
-  private readonly pokedTraces = new Map<string, Readonly<Record<string, string>>>();
+  /**
+   * Tasks this instance committed to, relayed together at the end of the tick, each with the trace
+   * context of the commit that poked it (when traced): its notifications' spans join the turn's trace.
+   */
+  private readonly poked = new Map<string, TraceCarrier | undefined>();
   private pokeScheduled = false;
   private readonly running = new Set<Promise<unknown>>();
   private lastError = 0;
@@ -64,9 +69,7 @@ export class PushRelay implements TaskEventListener {
       if ((await this.configs.list(scope, taskId)).length === 0) return;
       await this.outbox.mark(scope, taskId, last.seq, isTerminalEvent(last.event));
     }
-    const trace = captureTraceContext();
-    if (trace) this.pokedTraces.set(taskId, trace);
-    this.poke(taskId);
+    this.poke(taskId, captureTraceContext());
   }
 
   /** Sweeps the outbox now and then every `intervalMs`, until {@link close}. */
@@ -90,26 +93,24 @@ export class PushRelay implements TaskEventListener {
     await Promise.allSettled([...this.running]);
   }
 
-  private poke(taskId: string): void {
+  private poke(taskId: string, trace: TraceCarrier | undefined): void {
     if (this.closed) return;
-    this.poked.add(taskId);
+    this.poked.set(taskId, trace);
     if (this.pokeScheduled) return;
     this.pokeScheduled = true;
     setImmediate(() => {
       this.pokeScheduled = false;
-      const ids = [...this.poked];
+      const poked = [...this.poked];
       this.poked.clear();
-      void this.track(this.relayIds(ids));
+      void this.track(this.relayPoked(poked));
     });
   }
 
-  private async relayIds(ids: readonly string[]): Promise<void> {
-    for (let i = 0; i < ids.length; i += BATCH) {
-      const batch = ids.slice(i, i + BATCH);
-      const traces = batch.map((id) => this.pokedTraces.get(id));
-      batch.forEach((id) => this.pokedTraces.delete(id));
-      const due = await Promise.all(batch.map((id) => this.outbox.due(id)));
-      await Promise.all(due.map((task, j) => task && this.relay(task, traces[j])));
+  private async relayPoked(poked: ReadonlyArray<readonly [string, TraceCarrier | undefined]>): Promise<void> {
+    for (let i = 0; i < poked.length; i += BATCH) {
+      const batch = poked.slice(i, i + BATCH);
+      const due = await Promise.all(batch.map(([id]) => this.outbox.due(id)));
+      await Promise.all(due.map((task, j) => task && this.relay(task, batch[j][1])));
     }
   }
 
@@ -123,7 +124,7 @@ export class PushRelay implements TaskEventListener {
   }
 
   /** Enqueues the next job of every config lagging behind the task's due event; clears the entry when none lags. */
-  private async relay(task: DueTask, trace?: Readonly<Record<string, string>>): Promise<void> {
+  private async relay(task: DueTask, trace?: TraceCarrier): Promise<void> {
     const { scope, taskId, seq } = task;
     const [configs, cursors] = await Promise.all([this.configs.list(scope, taskId), this.outbox.cursors(scope, taskId)]);
     if (task.terminal && configs.length > 0) {

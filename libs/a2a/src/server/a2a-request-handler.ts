@@ -78,8 +78,8 @@ export interface StreamEvent {
 /** An operation's outcome, encoded as ProtoJSON, ready for any binding. */
 export type DispatchResult = { readonly result: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
 
-/** An operation's outcome as the 1.0 value (the operation's response type), for a binding to encode. */
-export type RunResult = { readonly result: unknown } | { readonly stream: AsyncIterable<StreamEvent> };
+/** An operation's outcome with its result as the 1.0 value (the operation's response type), for a binding to encode. */
+export type RunResult = DispatchResult;
 
 @Injectable()
 export class A2ARequestHandler {
