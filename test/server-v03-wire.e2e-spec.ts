@@ -58,8 +58,11 @@ describe('the demo (v03 on, signed card)', () => {
       // every 1.0 field is there too
       supportedInterfaces: pureCard.supportedInterfaces,
       skills: pureCard.skills,
-      signatures: pureCard.signatures,
     });
+    // the 1.0 signatures first, then those over the card's 0.3 view
+    expect(hybridCard.signatures.slice(0, pureCard.signatures.length)).toEqual(pureCard.signatures);
+    const forms = hybridCard.signatures.map((s: Json) => JSON.parse(Buffer.from(s.protected, 'base64url').toString())['nestjs-a2a-payload']);
+    expect(forms.slice(pureCard.signatures.length)).toEqual(['v03', 'v03']);
     expect(pure.headers.get('etag')).not.toBe(hybrid.headers.get('etag'));
     // a cached hybrid card is not the pure one: its ETag does not match a 1.0 reader's
     const revalidated = await fetch(`${demo.url}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0', 'If-None-Match': hybrid.headers.get('etag')! } });

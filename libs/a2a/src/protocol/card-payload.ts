@@ -17,8 +17,11 @@ import { isPlainObject, setEntry } from './json-value.js';
 import { AgentCardSchema } from './schemas.js';
 import type { AgentCard } from './types.js';
 
-/** Which derivation of the payload a signature was checked against. */
-export type CardPayloadForm = 'spec' | 'sdk' | 'raw';
+/**
+ * Which derivation of the payload a signature was checked against; `v03`: the card's A2A 0.3 view
+ * as a2a-python 0.3 canonicalises it (`v03/card-payload.ts`), for cards read as 0.3.
+ */
+export type CardPayloadForm = 'spec' | 'sdk' | 'raw' | 'v03';
 
 /**
  * The card as ProtoJSON with the §8.4.1 presence rules, `signatures` left out.

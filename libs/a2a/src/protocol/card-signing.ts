@@ -14,6 +14,8 @@ import { InvalidParamsError } from './errors.js';
 import { isPlainObject } from './json-value.js';
 import { AgentCardSchema } from './schemas.js';
 import type { AgentCard, AgentCardSignature, JsonObject } from './types.js';
+import { toV03HybridAgentCard } from './v03/agent-card.js';
+import { v03CardPayloads } from './v03/card-payload.js';
 
 /** The algorithms this module signs with. HS256 has no public key: see {@link publicJwks}. @publicApi */
 export type CardSigningAlgorithm = 'ES256' | 'RS256' | 'EdDSA' | 'HS256';
@@ -94,10 +96,12 @@ export function publicJwkMembers(jwk: jose.JWK): jose.JWK | undefined {
 
 /**
  * Protected-header parameter saying which payload form a signature covers: `spec` on every
- * signature this module makes over the §8.4.1 form, `sdk` on the SDK-form twin. Being in the
- * protected header, it is covered by the signature itself, so a verifier can trust it: ours checks
- * a `spec` signature in the spec form only (added or removed empty values never verify) and never
- * counts a twin, which covers no empty value. Other verifiers ignore an unknown header parameter.
+ * signature this module makes over the §8.4.1 form, `sdk` on the SDK-form twin, `v03` on those
+ * of the hybrid card over its A2A 0.3 view (`v03/card-payload.ts`). Being in the protected header,
+ * it is covered by the signature itself, so a verifier can trust it: ours checks a `spec`
+ * signature in the spec form only (added or removed empty values never verify), never counts a
+ * twin, which covers no empty value, and counts a `v03` one only on a card read as 0.3. Other
+ * verifiers ignore an unknown header parameter.
  */
 export const CARD_PAYLOAD_FORM_HEADER = 'nestjs-a2a-payload';
 
@@ -242,6 +246,23 @@ export async function signAgentCard(card: AgentCard, key: CardSigningKey, option
 export async function signedCardBody(card: AgentCard, signers: readonly CardSigner[]): Promise<SignedAgentCard> {
   if (signers.length === 0) return { card, body: serializeAgentCard(card) };
   const problems: string[] = [];
+  const resolved = resolveSigners(signers, problems);
+  const payloads = signablePayloads(card, problems);
+  if (problems.length > 0 || payloads === undefined) throw new CardSigningError(problems);
+
+  const signatures: AgentCardSignature[] = [...(card.signatures ?? [])];
+  for (const signer of resolved) signatures.push(...(await signPayloads(payloads, signer)));
+  const signed: AgentCard = { ...card, signatures };
+  const body = serializeAgentCard(signed);
+  // the served bytes and the signed bytes come from one serialiser; prove it before serving
+  if (canonicalCardPayload(JSON.parse(body) as Record<string, unknown>) !== payloads.spec) {
+    throw new CardSigningError(['the served card does not canonicalise to the signed payload (a codec defect)']);
+  }
+  return { card: signed, body };
+}
+
+/** Signers checked as {@link signedCardBody} checks them, every problem listed. */
+function resolveSigners(signers: readonly CardSigner[], problems: string[]): ResolvedSigner[] {
   const resolved = signers.map((s, i) => {
     const own: string[] = [];
     const r = resolveSigner(s.key, s, own);
@@ -251,18 +272,49 @@ export async function signedCardBody(card: AgentCard, signers: readonly CardSign
   const kids = resolved.flatMap((r) => (r ? [r.kid] : []));
   const dup = kids.filter((kid, i) => kids.indexOf(kid) !== i);
   if (dup.length > 0) problems.push(`kid ${[...new Set(dup)].join(', ')} is used by more than one signer`);
-  const payloads = signablePayloads(card, problems);
-  if (problems.length > 0 || payloads === undefined) throw new CardSigningError(problems);
+  return resolved.filter((r): r is ResolvedSigner => r !== undefined);
+}
 
-  const signatures: AgentCardSignature[] = [...(card.signatures ?? [])];
-  for (const signer of resolved) signatures.push(...(await signPayloads(payloads, signer!)));
-  const signed: AgentCard = { ...card, signatures };
-  const body = serializeAgentCard(signed);
-  // the served bytes and the signed bytes come from one serialiser; prove it before serving
-  if (canonicalCardPayload(JSON.parse(body) as Record<string, unknown>) !== payloads.spec) {
-    throw new CardSigningError(['the served card does not canonicalise to the signed payload (a codec defect)']);
+/** The hybrid card of a signed card and the exact bytes to serve for it. @publicApi */
+export interface SignedV03HybridCard {
+  readonly hybrid: Record<string, unknown>;
+  readonly body: string;
+}
+
+/**
+ * The hybrid card (1.0 fields plus those 0.3 readers look for, see `toV03HybridAgentCard`) of a
+ * card signed by {@link signedCardBody}, verifiable by the verifiers of both versions: it keeps
+ * the 1.0 signatures, which 1.0 verifiers check after dropping the 0.3 members, and adds per
+ * signer one signature over each payload an A2A 0.3 verifier (a2a-python 0.3) computes from its
+ * own view of the card, marked `"nestjs-a2a-payload": "v03"` (usually two: a2a-python 0.3.21 to
+ * 0.3.23 also strip `false`). Verifiers of either version accept a card when one signature verifies.
+ * @throws CardSigningError listing every problem of each signer, or when the card has no 0.3 view
+ * @throws VersionNotSupportedError when the card lists no 0.3 interface
+ * @publicApi
+ */
+export async function signedV03HybridBody(signed: AgentCard, signers: readonly CardSigner[]): Promise<SignedV03HybridCard> {
+  const hybrid = toV03HybridAgentCard(signed);
+  if (signers.length === 0) return { hybrid, body: JSON.stringify(hybrid) };
+  const problems: string[] = [];
+  const resolved = resolveSigners(signers, problems);
+  if (problems.length > 0) throw new CardSigningError(problems);
+  let payloads: string[];
+  try {
+    payloads = v03CardPayloads(hybrid);
+  } catch (error) {
+    throw new CardSigningError([`the card has no A2A 0.3 view: ${(error as Error).message}`], { cause: error });
   }
-  return { card: signed, body };
+  const signatures: AgentCardSignature[] = [...(signed.signatures ?? [])];
+  for (const signer of resolved) {
+    for (const payload of payloads) signatures.push(await signPayload(payload, signer, { [CARD_PAYLOAD_FORM_HEADER]: 'v03' }));
+  }
+  const out = { ...hybrid, signatures };
+  const body = JSON.stringify(out);
+  // what a 0.3 verifier reads is these bytes: prove they give the payloads signed
+  if (v03CardPayloads(JSON.parse(body) as Record<string, unknown>).join('\n') !== payloads.join('\n')) {
+    throw new CardSigningError(['the served hybrid card does not give the signed A2A 0.3 payload (a defect)']);
+  }
+  return { hybrid: out, body };
 }
 
 /** A public JWK of an asymmetric key, private or public; `undefined` for a symmetric one. */

@@ -18,6 +18,13 @@
  * protected header (`nestjs-a2a-payload`): `spec` ones are checked in the spec form only, SDK-form
  * twins never count. And even then, a card whose security fields hold a value the SDK form leaves
  * uncovered is refused: those never pass silently; other uncovered values are listed in the result.
+ *
+ * A card read as A2A 0.3 (no `supportedInterfaces`, a `url`) is also checked in its 0.3 form, the
+ * one a2a-python 0.3 signs and verifies: its 0.3 members only, defaults and empty values dropped.
+ * It covers none of the 1.0 fields, so on a card that has them (a hybrid card) a `v03` signature
+ * never counts: the 1.0 signature beside it decides. Like the SDK form, it is used for a signature
+ * that does not say its form only when `sdkForm` allows, and never when it leaves a security field
+ * (`security`, `securitySchemes`, `additionalInterfaces`, a skill's `security`) uncovered.
  */
 import canonicalize from 'canonicalize';
 import * as jose from 'jose';
@@ -25,6 +32,8 @@ import { normalizedCardJson, sdkPayloadOf, specPayloadOf, strippedEmptyPaths, ty
 import { CARD_PAYLOAD_FORM_HEADER, isJwk, isKeyInstance, publicJwkMembers } from './card-signing.js';
 import { InvalidParamsError } from './errors.js';
 import { isPlainObject } from './json-value.js';
+import { isV03AgentCard } from './v03/agent-card.js';
+import { v03CardPayloads, v03CardView } from './v03/card-payload.js';
 
 /** The decoded protected header of a card signature. @publicApi */
 export type CardSignatureHeader = jose.ProtectedHeaderParameters;
@@ -51,11 +60,12 @@ export const DEFAULT_CARD_SIGNATURE_ALGORITHMS: readonly string[] = [
 export interface CardVerificationOptions {
   /** Allowed `alg` values (default {@link DEFAULT_CARD_SIGNATURE_ALGORITHMS}); `none` is never allowed. */
   algorithms?: readonly string[];
-  /** Candidate payloads to try, in order (default all three: `spec`, `sdk`, `raw`), as far as each signature's own form allows. */
+  /** Candidate payloads to try, in order (default all: `spec`, `sdk`, `raw`, and `v03` for a card read as 0.3), as far as each signature's own form allows. */
   forms?: readonly CardPayloadForm[];
   /**
    * Whether a signature that does not say which form it covers may be checked in the SDK form
-   * (empty values stripped), as `@a2a-js/sdk` and a2a-python sign: `true`, or a function of the
+   * (empty values stripped), as `@a2a-js/sdk` and a2a-python sign (and, on a card read as 0.3, in
+   * the 0.3 form a2a-python 0.3 signs): `true`, or a function of the
    * signature's protected header (e.g. by `kid`: the keys you know an SDK signs with). Default
    * `false`: such a signature is checked in the spec and raw forms only, which cover empty
    * values, and an SDK-signed card verifies only when it holds no empty value (its two forms are
@@ -74,12 +84,13 @@ export interface VerifiedCardSignature {
   readonly header: CardSignatureHeader;
   /**
    * `spec`: §8.4.1 over the schema fields; `sdk`: the same with empty values stripped, so empty
-   * values (e.g. `"bearer": {}`) are not covered; `raw`: the whole received JSON is covered.
+   * values (e.g. `"bearer": {}`) are not covered; `raw`: the whole received JSON is covered;
+   * `v03`: the card's A2A 0.3 members, without defaults and empty values (a card read as 0.3).
    */
   readonly form: CardPayloadForm;
   /**
-   * The card's empty values the signature does not cover (form `sdk` only; never in a security
-   * field, which is refused), as paths such as `skills[0].tags[1]`. Empty for `spec` and `raw`.
+   * The card's empty values the signature does not cover (forms `sdk` and `v03` only; never in a
+   * security field, which is refused), as paths such as `skills[0].tags[1]`. Empty for `spec` and `raw`.
    */
   readonly uncovered: readonly string[];
 }
@@ -111,7 +122,7 @@ export class CardSignatureError extends Error {
   }
 }
 
-const ALL_FORMS: readonly CardPayloadForm[] = ['spec', 'sdk', 'raw'];
+const ALL_FORMS: readonly CardPayloadForm[] = ['spec', 'sdk', 'raw', 'v03'];
 
 interface CandidatePayload {
   readonly form: CardPayloadForm;
@@ -119,48 +130,63 @@ interface CandidatePayload {
   readonly payload: string;
 }
 
-/** Candidate payloads, identical ones tried once, and the normalised card they come from. */
-function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPayloadForm[]): { normalized: Record<string, unknown>; payloads: CandidatePayload[] } {
-  let normalized: Record<string, unknown>;
+/**
+ * Candidate payloads, identical ones tried once, and the normalised card they come from
+ * (`undefined` for a card read as 0.3 that the 1.0 schema cannot read: its 0.3 form remains).
+ */
+function candidatePayloads(card: Record<string, unknown>, forms: readonly CardPayloadForm[]): { normalized?: Record<string, unknown>; payloads: CandidatePayload[] } {
+  const v03 = forms.includes('v03') && isV03AgentCard(card);
+  let normalized: Record<string, unknown> | undefined;
+  let unreadable: CardSignatureError | undefined;
   try {
     normalized = normalizedCardJson(card);
   } catch (error) {
     const detail = error instanceof InvalidParamsError ? error.violationsText() : (error as Error).message;
-    throw new CardSignatureError('MALFORMED_CARD', `the Agent Card cannot be read: ${detail}`, [], { cause: error });
+    unreadable = new CardSignatureError('MALFORMED_CARD', `the Agent Card cannot be read: ${detail}`, [], { cause: error });
+    // a 0.3 card's security schemes are no 1.0 schemes: the 1.0 forms are out, not the card
+    if (!v03) throw unreadable;
   }
   const out: CandidatePayload[] = [];
   const seen = new Set<string>();
   for (const form of forms) {
-    let text: string | undefined;
+    let texts: (string | undefined)[];
     try {
       // the very functions a signer uses, so both sides derive the same bytes
-      if (form === 'spec') text = specPayloadOf(normalized);
-      else if (form === 'sdk') text = sdkPayloadOf(normalized);
-      else text = canonicalize({ ...card, signatures: undefined });
+      if (form === 'raw') texts = [canonicalize({ ...card, signatures: undefined })];
+      else if (form === 'v03') texts = v03 ? v03CardPayloads(card) : [];
+      else if (normalized === undefined) texts = [];
+      else texts = [form === 'spec' ? specPayloadOf(normalized) : sdkPayloadOf(normalized)];
     } catch {
-      continue; // JCS refuses lone surrogates: that form cannot have been signed
+      continue; // JCS refuses lone surrogates, the 0.3 model would not read the card: that form cannot have been signed
     }
-    if (text === undefined || seen.has(text)) continue;
-    seen.add(text);
-    out.push({ form, payload: jose.base64url.encode(new TextEncoder().encode(text)) });
+    for (const text of texts) {
+      if (text === undefined || seen.has(text)) continue;
+      seen.add(text);
+      out.push({ form, payload: jose.base64url.encode(new TextEncoder().encode(text)) });
+    }
   }
-  if (out.length === 0) throw new CardSignatureError('MALFORMED_CARD', 'the Agent Card cannot be canonicalised (RFC 8785 refuses lone surrogates)');
+  if (out.length === 0) throw unreadable ?? new CardSignatureError('MALFORMED_CARD', 'the Agent Card cannot be canonicalised (RFC 8785 refuses lone surrogates)');
   return { normalized, payloads: out };
 }
 
-/** Fields whose empty values change who may call and how: an SDK-form signature must cover them. */
+/** Fields whose empty values change who may call and how: an SDK-form (or 0.3-form) signature must cover them. */
 const SECURITY_FIELD = /^(securityRequirements|securitySchemes|supportedInterfaces|skills\[\d+\]\.securityRequirements)(\[|\.|$)/;
+const V03_SECURITY_FIELD = /^(security|securitySchemes|additionalInterfaces|skills\[\d+\]\.security)(\[|\.|$)/;
 
 /** The forms one signature may be checked in, from what its protected header says, or why none. */
-function formsOf(header: CardSignatureHeader, options: CardVerificationOptions): ReadonlySet<CardPayloadForm> | string {
+function formsOf(header: CardSignatureHeader, options: CardVerificationOptions, readAsV03: boolean): ReadonlySet<CardPayloadForm> | string {
   const declared = header[CARD_PAYLOAD_FORM_HEADER];
   // a spec-form signature of this module: empty values added or removed must not verify
   if (declared === 'spec') return new Set(['spec']);
   // the twin of a spec-form signature, for SDK verifiers: it covers no empty value, so it never counts here
   if (declared === 'sdk') return 'a signature over the SDK form, made for SDK verifiers; the spec-form signature beside it decides';
+  // made for 0.3 verifiers over the 0.3 members: it counts only where those are all a reader reads
+  if (declared === 'v03') {
+    return readAsV03 ? new Set(['v03']) : "a signature over the card's A2A 0.3 view, made for 0.3 verifiers; it does not cover the 1.0 fields, the 1.0 signature beside it decides";
+  }
   if (declared !== undefined) return `${CARD_PAYLOAD_FORM_HEADER} "${String(declared)}" is no payload form this verifier knows`;
   const sdk = typeof options.sdkForm === 'function' ? options.sdkForm(header) === true : options.sdkForm === true;
-  return new Set<CardPayloadForm>(sdk ? ['spec', 'sdk', 'raw'] : ['spec', 'raw']);
+  return new Set<CardPayloadForm>(sdk ? ['spec', 'sdk', 'raw', 'v03'] : ['spec', 'raw']);
 }
 
 function isSingleKey(keys: unknown): keys is CardVerificationKey {
@@ -224,9 +250,14 @@ export async function verifyAgentCard(card: unknown, keys: CardKeySource, option
   if (!Array.isArray(signatures) || signatures.length === 0) throw new CardSignatureError('UNSIGNED', 'the Agent Card carries no signature');
   const algorithms = (options.algorithms ?? DEFAULT_CARD_SIGNATURE_ALGORITHMS).filter((a) => a.toLowerCase() !== 'none');
   const { normalized, payloads } = candidatePayloads(card, options.forms ?? ALL_FORMS);
-  // what the SDK form leaves out, worked out once: only a signature that verifies in that form needs it
+  const readAsV03 = isV03AgentCard(card);
+  // what the SDK and 0.3 forms leave out, worked out once: only a signature that verifies in such a form needs it
   let uncoveredPaths: string[] | undefined;
-  const uncovered = (): string[] => (uncoveredPaths ??= strippedEmptyPaths(normalized));
+  let uncoveredV03Paths: string[] | undefined;
+  const uncovered = (form: CardPayloadForm): { paths: string[]; security: RegExp } =>
+    form === 'v03'
+      ? { paths: (uncoveredV03Paths ??= strippedEmptyPaths(v03CardView(card))), security: V03_SECURITY_FIELD }
+      : { paths: (uncoveredPaths ??= strippedEmptyPaths(normalized ?? {})), security: SECURITY_FIELD };
 
   const attempts: CardSignatureAttempt[] = [];
   for (const [index, entry] of signatures.entries()) {
@@ -261,7 +292,7 @@ export async function verifyAgentCard(card: unknown, keys: CardKeySource, option
       fail('b64 is not used for Agent Card signatures (spec §8.4.2)', header);
       continue;
     }
-    const forms = formsOf(header, options);
+    const forms = formsOf(header, options, readAsV03);
     if (typeof forms === 'string') {
       fail(forms, header);
       continue;
@@ -285,10 +316,10 @@ export async function verifyAgentCard(card: unknown, keys: CardKeySource, option
           reasons.add((error as Error).message);
           continue;
         }
-        const notCovered = form === 'sdk' ? uncovered() : [];
-        const security = notCovered.filter((path) => SECURITY_FIELD.test(path));
+        const { paths: notCovered, security: securityField } = form === 'sdk' || form === 'v03' ? uncovered(form) : { paths: [], security: SECURITY_FIELD };
+        const security = notCovered.filter((path) => securityField.test(path));
         if (security.length > 0) {
-          reasons.add(`it verifies in the SDK form only, which does not cover the empty ${security.join(', ')}: security fields must be covered`);
+          reasons.add(`it verifies in the ${form === 'sdk' ? 'SDK' : 'A2A 0.3'} form only, which does not cover the empty ${security.join(', ')}: security fields must be covered`);
           continue;
         }
         return { index, kid: typeof header.kid === 'string' ? header.kid : undefined, header, form, uncovered: notCovered };

@@ -3,10 +3,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { JSONWebKeySet } from 'jose';
 import { A2A_PUSH_OPTIONS, A2A_ROUTES, InjectA2AOptions } from '../config/a2a.constants.js';
 import { buildAgentCard, entityTag } from '../protocol/agent-card.js';
-import { publicJwks, signedCardBody, type CardSigner } from '../protocol/card-signing.js';
+import { publicJwks, signedCardBody, signedV03HybridBody, type CardSigner } from '../protocol/card-signing.js';
 import { ExtendedAgentCardNotConfiguredError, UnauthenticatedError, UnsupportedOperationError } from '../protocol/errors.js';
 import { PROTOCOL_BINDINGS, PROTOCOL_VERSION, type AgentCard, type AgentInterface } from '../protocol/types.js';
-import { toV03HybridAgentCard } from '../protocol/v03/agent-card.js';
 import { V03_PROTOCOL_VERSION } from '../protocol/v03/constants.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
 import type { ResolvedPushOptions } from '../push/push-options.js';
@@ -58,9 +57,11 @@ export class AgentCardService {
       interfaces: this.interfaces(viaAgentPath ? agent.name : undefined),
       capabilities: this.capabilities(agent),
     });
-    const served = signedCardBody(card, this.signers()).then(({ card: signed, body }) => {
-      // the hybrid card carries the 1.0 card's signatures: 1.0 verifiers drop the 0.3 members before checking
-      const hybrid = this.options.v03 ? JSON.stringify(toV03HybridAgentCard(signed)) : undefined;
+    const signers = this.signers();
+    const served = signedCardBody(card, signers).then(async ({ card: signed, body }) => {
+      // the hybrid card keeps the 1.0 signatures (1.0 verifiers drop the 0.3 members before checking)
+      // and adds those over its 0.3 view, which 0.3 verifiers check
+      const hybrid = this.options.v03 ? (await signedV03HybridBody(signed, signers)).body : undefined;
       return {
         card: signed,
         body,
