@@ -275,7 +275,7 @@ function resolveSigners(signers: readonly CardSigner[], problems: string[]): Res
   return resolved.filter((r): r is ResolvedSigner => r !== undefined);
 }
 
-/** The hybrid card of a signed card and the exact bytes to serve for it. @publicApi */
+/** The hybrid card of a signed card and the exact bytes to serve for it. @internal */
 export interface SignedV03HybridCard {
   readonly hybrid: Record<string, unknown>;
   readonly body: string;
@@ -290,7 +290,7 @@ export interface SignedV03HybridCard {
  * 0.3.23 also strip `false`). Verifiers of either version accept a card when one signature verifies.
  * @throws CardSigningError listing every problem of each signer, or when the card has no 0.3 view
  * @throws VersionNotSupportedError when the card lists no 0.3 interface
- * @publicApi
+ * @internal
  */
 export async function signedV03HybridBody(signed: AgentCard, signers: readonly CardSigner[]): Promise<SignedV03HybridCard> {
   const hybrid = toV03HybridAgentCard(signed);
