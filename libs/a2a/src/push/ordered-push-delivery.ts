@@ -10,6 +10,7 @@
  * between moving the cursor and enqueueing the next job is mended by the relay, which enqueues the
  * next job of every lagging config of a due task.
  */
+import { Logger } from '@nestjs/common';
 import { encode } from '../protocol/codec.js';
 import { StreamResponseSchema } from '../protocol/schemas.js';
 import type { StreamResponse } from '../protocol/types.js';
@@ -29,6 +30,12 @@ import { DeliveryAttemptError, DeliveryFailedError, notificationOf, type Notific
 
 /** A job that finds no delivery slot free steps aside for this long, up to twice (spread, so they do not come back together). */
 const DEFER_MS = 200;
+
+/**
+ * A run that cannot reach Redis steps aside for this long (spread), no attempt counted: it decided
+ * nothing, and counting it would use up the schedule of an event that was never sent.
+ */
+const UNREACHABLE_MS = 1_000;
 
 /** How long reading one event through `follow` may take (a log without `read`). */
 const FOLLOW_READ_MS = 2_000;
@@ -72,13 +79,37 @@ function callerOf(scope: PushJobData['scope']): string {
 
 /** @internal */
 export class OrderedPushDelivery implements PushJobProcessor {
+  private readonly logger = new Logger('A2A');
   private readonly random: () => number;
+  private lastUnreachable = 0;
 
   constructor(private readonly deps: OrderedPushDeliveryDeps) {
     this.random = deps.random ?? Math.random;
   }
 
+  /**
+   * One run of a job. Only the receiver's verdict counts as an attempt: a run that cannot read or
+   * write Redis, before the POST or after it, throws DeliveryDeferredError (counted by nobody) and is
+   * run again once Redis answers. Otherwise an outage would count attempts never made, and an event
+   * could be judged given up at its first real attempt, or its job failed before its cursor moved.
+   */
   async process(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome> {
+    try {
+      return await this.attempt(job, signal);
+    } catch (error) {
+      if (error instanceof DeliveryAttemptError || error instanceof DeliveryFailedError || error instanceof DeliveryDeferredError) throw error;
+      // shutting down (the job is attempted again later), or a reply error: a defect, not an outage
+      if (signal.aborted || (error as Error)?.name === 'ReplyError') throw error;
+      if (Date.now() - this.lastUnreachable >= 60_000) {
+        // once a minute: an outage fails every run alike
+        this.lastUnreachable = Date.now();
+        this.logger.warn(`Push delivery: Redis unavailable (${String((error as Error)?.message ?? error).split('\n')[0].slice(0, 200)}); the job is run again later, no attempt counted`);
+      }
+      throw new DeliveryDeferredError(UNREACHABLE_MS + Math.floor(this.random() * UNREACHABLE_MS));
+    }
+  }
+
+  private async attempt(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome> {
     const { data } = job;
     const { scope, taskId, seq, configId } = data;
     const attempt = { webhookId: webhookIdOf(taskId, seq, configId), data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts, enqueuedAt: job.enqueuedAt };
@@ -114,7 +145,8 @@ export class OrderedPushDelivery implements PushJobProcessor {
       return outcome;
     } catch (error) {
       answered = !(error as { timedOut?: boolean })?.timedOut;
-      if (error instanceof DeliveryAttemptError) await this.recordFailedAttempt(data, attempt.attemptsMade + 1, error);
+      // what an operator sees of a waiting delivery: without Redis it is lost, the attempt still counts
+      if (error instanceof DeliveryAttemptError) await this.recordFailedAttempt(data, attempt.attemptsMade + 1, error).catch(() => undefined);
       // given up: a dead letter; the config's next event follows
       if (error instanceof DeliveryFailedError && !data.redelivery) await this.moveOn(data, seq - 1, start);
       throw error;
