@@ -147,17 +147,16 @@ export abstract class HttpBinding {
     res.on('close', () => {
       if (!res.writableFinished) closed.abort();
     });
-    const call: A2ACall = {
+    const call = new HttpCall(closed, {
       agent,
       caller: await this.callers.resolve(routed.request as IncomingMessage, { tenant }),
       extensions,
-      signal: closed.signal,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
       binding: this.protocolBinding,
       protocolVersion: exchange.version,
       traceContext: inboundContext(req.headers),
-    };
+    });
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;
     try {
@@ -220,6 +219,40 @@ export abstract class HttpBinding {
       if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
       await stream.write(formatSseEvent(exchange.format.error(a2aError), { event: 'error' }));
     }
+  }
+}
+
+/**
+ * A call over HTTP. Its signal is the client's leaving, made when first read: node makes an
+ * AbortController's signal on first read, and that costs more than the rest of a Message answer,
+ * while only streams read it.
+ */
+class HttpCall implements A2ACall {
+  readonly agent: A2ACall['agent'];
+  readonly caller: A2ACall['caller'];
+  readonly extensions: A2ACall['extensions'];
+  readonly lastEventId: A2ACall['lastEventId'];
+  readonly viaAgentPath: A2ACall['viaAgentPath'];
+  readonly binding: A2ACall['binding'];
+  readonly protocolVersion: A2ACall['protocolVersion'];
+  readonly traceContext: A2ACall['traceContext'];
+
+  constructor(
+    private readonly closed: AbortController,
+    fields: Omit<A2ACall, 'signal'>,
+  ) {
+    this.agent = fields.agent;
+    this.caller = fields.caller;
+    this.extensions = fields.extensions;
+    this.lastEventId = fields.lastEventId;
+    this.viaAgentPath = fields.viaAgentPath;
+    this.binding = fields.binding;
+    this.protocolVersion = fields.protocolVersion;
+    this.traceContext = fields.traceContext;
+  }
+
+  get signal(): AbortSignal {
+    return this.closed.signal;
   }
 }
 
