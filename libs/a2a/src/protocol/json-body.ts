@@ -17,6 +17,7 @@ export function checkContentType(header: string | undefined, accepted: readonly 
     if (hasBody) throw new UnsupportedMediaTypeError(`A request body needs a Content-Type: ${accepted.join(' or ')}`);
     return;
   }
+  if (accepted.includes(header)) return; // the usual header, a bare accepted type: nothing to split
   const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   if (!accepted.includes(type)) {
     throw new UnsupportedMediaTypeError(`Content-Type ${JSON.stringify(type.slice(0, 80))} is not supported; use ${accepted.join(' or ')}`);
