@@ -8,7 +8,7 @@ import { Inject, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError, toA2AError } from '../../protocol/errors.js';
-import { responseMediaType } from '../../protocol/json-body.js';
+import { A2A_JSON, JSON_MEDIA_TYPE, responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
 import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
@@ -205,7 +205,7 @@ export abstract class HttpBinding {
       return;
     }
     const text = JSON.stringify(body);
-    res.writeHead(status, { ...exchange.headers, 'Content-Type': `${exchange.mediaType}; charset=utf-8`, 'Content-Length': Buffer.byteLength(text) });
+    res.writeHead(status, { ...exchange.headers, 'Content-Type': contentTypeOf(exchange.mediaType), 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
   }
 
@@ -221,6 +221,10 @@ export abstract class HttpBinding {
     }
   }
 }
+
+/** `Content-Type` of a JSON answer for each media type an answer takes (responseMediaType), made once rather than per answer. */
+const CONTENT_TYPES: Readonly<Record<string, string>> = { [A2A_JSON]: `${A2A_JSON}; charset=utf-8`, [JSON_MEDIA_TYPE]: `${JSON_MEDIA_TYPE}; charset=utf-8` };
+const contentTypeOf = (mediaType: string) => CONTENT_TYPES[mediaType] ?? `${mediaType}; charset=utf-8`;
 
 /**
  * A call over HTTP. Its signal is the client's leaving, made when first read: node makes an
