@@ -107,6 +107,18 @@ export function union<T>(name: string, variants: () => readonly Schema[]): Schem
   return { name, fields: {}, variants };
 }
 
+/** A schema's fields as [name, spec] pairs, made once per schema: the codec walks them for every message it reads or writes. */
+export function fieldEntries(schema: Schema): ReadonlyArray<readonly [string, FieldSpec]> {
+  let entries = ENTRIES.get(schema);
+  if (entries === undefined) {
+    entries = Object.entries(schema.fields);
+    ENTRIES.set(schema, entries);
+  }
+  return entries;
+}
+
+const ENTRIES = new WeakMap<Schema, ReadonlyArray<readonly [string, FieldSpec]>>();
+
 /** The discriminator of a union's variant (a schema error, not an input one, when it has none). */
 export function discriminatorOf(variant: Schema, union: Schema): Discriminator {
   if (variant.discriminator === undefined) throw new TypeError(`${union.name}: variant ${variant.name} has no discriminator`);

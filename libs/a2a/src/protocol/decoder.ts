@@ -7,7 +7,7 @@
  * {@link MAX_VIOLATIONS} violations, the work a request costs is bounded by the limits and not by
  * its size.
  */
-import { discriminatorOf, isDefault, type FieldSpec, type Schema } from './codec-schema.js';
+import { discriminatorOf, fieldEntries, isDefault, type FieldSpec, type Schema } from './codec-schema.js';
 import { DecodeBounds, type DecodeLimits } from './decode-limits.js';
 import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { isPlainObject, setEntry } from './json-value.js';
@@ -205,7 +205,7 @@ class Decoder {
 
   private checkRequired(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string>): void {
     if (this.requiredAsReceived) return;
-    for (const [key, spec] of Object.entries(schema.fields)) {
+    for (const [key, spec] of fieldEntries(schema)) {
       if (!spec.required || out[key] !== undefined || refused.has(key)) continue;
       if (spec.alwaysEmit) {
         // a REQUIRED map (`scopes`) is filled with an empty map, not a list
@@ -219,7 +219,8 @@ class Decoder {
   }
 
   private checkOneofs(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string>): void {
-    for (const [name, oneof] of Object.entries(schema.oneofs ?? {})) {
+    if (schema.oneofs === undefined) return;
+    for (const [name, oneof] of Object.entries(schema.oneofs)) {
       const set = oneof.members.filter((m) => out[m] !== undefined);
       if (set.length > 1) this.fail(join(path, set[1]), `only one of ${oneof.members.join(', ')} may be set`);
       const reported = oneof.members.some((m) => refused.has(m));

@@ -3,7 +3,7 @@
  * is kept whenever it is set; REQUIRED fields always appear; other fields holding their default
  * are left out; keys that are not in the schema never reach the wire.
  */
-import { discriminatorOf, isDefault, type FieldType, type Schema } from './codec-schema.js';
+import { discriminatorOf, fieldEntries, isDefault, type FieldType, type Schema } from './codec-schema.js';
 import { setEntry } from './json-value.js';
 
 /** How `encode` treats REQUIRED fields. */
@@ -25,7 +25,7 @@ function encodeMessage(schema: Schema, value: Record<string, unknown>, fill: boo
   }
   const out: Record<string, unknown> = {};
   if (schema.discriminator !== undefined) out[schema.discriminator.key] = schema.discriminator.value;
-  for (const [key, spec] of Object.entries(schema.fields)) {
+  for (const [key, spec] of fieldEntries(schema)) {
     const v = value[key];
     if (v === undefined) {
       if (fill && spec.required && spec.repeated) out[key] = [];

@@ -17,6 +17,7 @@ export function checkContentType(header: string | undefined, accepted: readonly 
     if (hasBody) throw new UnsupportedMediaTypeError(`A request body needs a Content-Type: ${accepted.join(' or ')}`);
     return;
   }
+  if (accepted.includes(header)) return; // the usual header, a bare accepted type: nothing to split
   const [type, ...params] = header.split(';').map((p) => p.trim().toLowerCase());
   if (!accepted.includes(type)) {
     throw new UnsupportedMediaTypeError(`Content-Type ${JSON.stringify(type.slice(0, 80))} is not supported; use ${accepted.join(' or ')}`);
@@ -29,9 +30,12 @@ export function checkContentType(header: string | undefined, accepted: readonly 
 
 /** The media type of a JSON answer: `application/a2a+json` when the request used or accepts it. */
 export function responseMediaType(contentType: string | undefined, accept: string | undefined): string {
-  const usesA2A = (contentType ?? '').toLowerCase().includes(A2A_JSON) || (accept ?? '').toLowerCase().includes(A2A_JSON);
+  const usesA2A = (contentType !== undefined && A2A_JSON_ANYCASE.test(contentType)) || (accept !== undefined && A2A_JSON_ANYCASE.test(accept));
   return usesA2A ? A2A_JSON : JSON_MEDIA_TYPE;
 }
+
+/** {@link A2A_JSON} anywhere in a header, in any case (a test, not two lower-cased copies per request). */
+const A2A_JSON_ANYCASE = /application\/a2a\+json/i;
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

@@ -16,7 +16,8 @@ export interface TaskContextInit {
   readonly message: Message;
   readonly task?: Task;
   readonly caller: A2ACaller;
-  readonly signal: AbortSignal;
+  /** The signal, or what makes it when first read (node's AbortSignal is costly to make, and most executors never read it). */
+  readonly signal: AbortSignal | (() => AbortSignal);
   readonly extensions: readonly string[];
   readonly configuration?: SendMessageConfiguration;
   readonly metadata?: JsonObject;
@@ -82,7 +83,10 @@ export class TaskContext<User = unknown> {
   /** Who is calling, as your authentication established it; `TaskContext<MyUser>` types `caller.user`. */
   readonly caller: A2ACaller<User>;
   /** Fires when the task is canceled or the executor deadline passes. */
-  readonly signal: AbortSignal;
+  get signal(): AbortSignal {
+    const signal = this.init.signal;
+    return typeof signal === 'function' ? signal() : signal;
+  }
   /** Extensions the client requested that the agent declares: active for this request. */
   readonly extensions: readonly string[];
   /** The request's configuration (`acceptedOutputModes`, …). */
@@ -106,7 +110,6 @@ export class TaskContext<User = unknown> {
     this.task = init.task;
     this.caller = init.caller as A2ACaller<User>;
     this.init = init;
-    this.signal = init.signal;
     this.extensions = init.extensions;
     this.configuration = init.configuration;
     this.metadata = init.metadata;
@@ -117,15 +120,16 @@ export class TaskContext<User = unknown> {
 
   /** The text parts of the incoming message, joined by newlines. */
   get text(): string {
-    return this.message.parts
-      .filter((p) => p.text !== undefined)
-      .map((p) => p.text)
-      .join('\n');
+    let text: string | undefined;
+    for (const part of this.message.parts) {
+      if (part.text !== undefined) text = text === undefined ? part.text : `${text}\n${part.text}`;
+    }
+    return text ?? '';
   }
 
   /** Answers with a Message and no task. Only as the first thing a new turn does. */
   reply(message: MessageInput): Promise<void> {
-    return this.turn.reply({ ...this.toMessage(message), taskId: undefined });
+    return this.turn.reply(this.toMessage(message, undefined));
   }
 
   /** Creates the task in SUBMITTED (the other helpers create it implicitly). */
@@ -262,11 +266,15 @@ export class TaskContext<User = unknown> {
   }
 
   private setStatus(state: TaskState, message?: MessageInput): Promise<void> {
-    return this.turn.status(state, message === undefined ? undefined : this.toMessage(message));
+    return this.turn.status(state, message === undefined ? undefined : this.toMessage(message, this.taskId));
   }
 
-  private toMessage(input: MessageInput): Message {
-    const fields = typeof input === 'string' ? { parts: [{ text: input }] } : Array.isArray(input) ? { parts: input } : input;
-    return { ...fields, messageId: this.newId(), role: 'ROLE_AGENT', contextId: this.contextId, taskId: this.taskId };
+  /** An agent message of this turn; `taskId` undefined for a reply, which makes no task. */
+  private toMessage(input: MessageInput, taskId: string | undefined): Message {
+    const messageId = this.newId();
+    // a literal for text and parts: spreading a fresh object costs more than the rest of a reply
+    if (typeof input === 'string') return { parts: [{ text: input }], messageId, role: 'ROLE_AGENT', contextId: this.contextId, taskId };
+    if (Array.isArray(input)) return { parts: input, messageId, role: 'ROLE_AGENT', contextId: this.contextId, taskId };
+    return { ...input, messageId, role: 'ROLE_AGENT', contextId: this.contextId, taskId };
   }
 }

@@ -30,7 +30,7 @@ interface FastifyLike {
 }
 
 /** The body headers Fastify decides by whether, and how, to parse a body. */
-const NO_BODY = { 'content-type': undefined, 'content-length': undefined, 'transfer-encoding': undefined };
+const NO_BODY: Readonly<Record<string, undefined>> = Object.freeze({ 'content-type': undefined, 'content-length': undefined, 'transfer-encoding': undefined });
 
 @Injectable()
 export class BodyReadAhead {
@@ -71,7 +71,9 @@ export class BodyReadAhead {
     await readBodyAhead(request.raw, this.options.limits);
     const seen = request.headers;
     this.fastifyHeaders.set(request, seen);
-    request.headers = { ...seen, ...NO_BODY };
+    // Fastify's view is node's headers merged with what is set here: when it is node's own, setting
+    // only the three body headers spares a copy of every header (Fastify makes the merged one anyway)
+    request.headers = seen === request.raw.headers ? NO_BODY : { ...seen, ...NO_BODY };
     return payload;
   };
 

@@ -8,7 +8,7 @@ import { Inject, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError, toA2AError } from '../../protocol/errors.js';
-import { responseMediaType } from '../../protocol/json-body.js';
+import { A2A_JSON, JSON_MEDIA_TYPE, responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
 import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
@@ -147,17 +147,16 @@ export abstract class HttpBinding {
     res.on('close', () => {
       if (!res.writableFinished) closed.abort();
     });
-    const call: A2ACall = {
+    const call = new HttpCall(closed, {
       agent,
       caller: await this.callers.resolve(routed.request as IncomingMessage, { tenant }),
       extensions,
-      signal: closed.signal,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
       binding: this.protocolBinding,
       protocolVersion: exchange.version,
       traceContext: inboundContext(req.headers),
-    };
+    });
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;
     try {
@@ -206,7 +205,7 @@ export abstract class HttpBinding {
       return;
     }
     const text = JSON.stringify(body);
-    res.writeHead(status, { ...exchange.headers, 'Content-Type': `${exchange.mediaType}; charset=utf-8`, 'Content-Length': Buffer.byteLength(text) });
+    res.writeHead(status, { ...exchange.headers, 'Content-Type': contentTypeOf(exchange.mediaType), 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
   }
 
@@ -220,6 +219,44 @@ export abstract class HttpBinding {
       if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
       await stream.write(formatSseEvent(exchange.format.error(a2aError), { event: 'error' }));
     }
+  }
+}
+
+/** `Content-Type` of a JSON answer for each media type an answer takes (responseMediaType), made once rather than per answer. */
+const CONTENT_TYPES: Readonly<Record<string, string>> = { [A2A_JSON]: `${A2A_JSON}; charset=utf-8`, [JSON_MEDIA_TYPE]: `${JSON_MEDIA_TYPE}; charset=utf-8` };
+const contentTypeOf = (mediaType: string) => CONTENT_TYPES[mediaType] ?? `${mediaType}; charset=utf-8`;
+
+/**
+ * A call over HTTP. Its signal is the client's leaving, made when first read: node makes an
+ * AbortController's signal on first read, and that costs more than the rest of a Message answer,
+ * while only streams read it.
+ */
+class HttpCall implements A2ACall {
+  readonly agent: A2ACall['agent'];
+  readonly caller: A2ACall['caller'];
+  readonly extensions: A2ACall['extensions'];
+  readonly lastEventId: A2ACall['lastEventId'];
+  readonly viaAgentPath: A2ACall['viaAgentPath'];
+  readonly binding: A2ACall['binding'];
+  readonly protocolVersion: A2ACall['protocolVersion'];
+  readonly traceContext: A2ACall['traceContext'];
+
+  constructor(
+    private readonly closed: AbortController,
+    fields: Omit<A2ACall, 'signal'>,
+  ) {
+    this.agent = fields.agent;
+    this.caller = fields.caller;
+    this.extensions = fields.extensions;
+    this.lastEventId = fields.lastEventId;
+    this.viaAgentPath = fields.viaAgentPath;
+    this.binding = fields.binding;
+    this.protocolVersion = fields.protocolVersion;
+    this.traceContext = fields.traceContext;
+  }
+
+  get signal(): AbortSignal {
+    return this.closed.signal;
   }
 }
 

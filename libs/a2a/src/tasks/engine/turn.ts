@@ -132,7 +132,8 @@ export class Turn {
       message: { ...request.message, contextId: this.contextId },
       task: this.prior?.task,
       caller,
-      signal: this.controller.signal,
+      // made when first read (as cancel and the deadline make it): most executors never look
+      signal: () => this.controller.signal,
       extensions,
       configuration: request.configuration,
       metadata: request.metadata,
