@@ -180,7 +180,7 @@ export class A2ARequestHandler {
     const turn = await this.startTurn(call, request);
     const start = await turn.started;
     if ('message' in start) return streamOf([{ event: { message: start.message } }]);
-    return this.follow(call, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
+    return this.follow(call.signal, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
   }
 
   async getTask(call: A2ACall, request: GetTaskRequest): Promise<Task> {
@@ -215,14 +215,14 @@ export class A2ARequestHandler {
     const stored = await this.tasks.get(this.scope(call), request.id);
     const terminal = isTerminalState(stored.task.status.state);
     if (call.lastEventId !== undefined) {
-      return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call, request.id, call.lastEventId, false);
+      return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call.signal, request.id, call.lastEventId, false);
     }
     if (terminal) {
       throw new UnsupportedOperationError(`Task ${echoed(request.id)} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
         taskId: echoed(request.id),
       });
     }
-    return streamOf([{ seq: stored.seq, event: { task: taskView(stored.task) } }], this.follow(call, request.id, stored.seq, true));
+    return this.follow(call.signal, request.id, stored.seq, true, undefined, { seq: stored.seq, event: { task: taskView(stored.task) } });
   }
 
   /** ProtoJSON of a ListTasks answer: with `includeArtifacts`, every task carries `artifacts` (maybe `[]`). */
@@ -260,11 +260,17 @@ export class A2ARequestHandler {
 
   /**
    * A task's log as a stream: ends after a terminal state or INPUT_REQUIRED (AUTH_REQUIRED stays
-   * open: the agent may resume once credentials arrive out of band), or when the client goes away.
+   * open: the agent may resume once credentials arrive out of band), or when `signal` aborts (the
+   * client went away). `first` (SubscribeToTask's snapshot) goes out before the log's events.
    * After a stream's first event, a `task` event (a continuation) is shown as its status update.
+   * It holds the signal only, not the call: an open stream keeps as little as it can (issue 14).
    */
-  private async *follow(call: A2ACall, taskId: string, afterSeq: number, started: boolean, historyLength?: number): AsyncIterable<StreamEvent> {
-    for await (const { seq, event } of this.tasks.follow(taskId, afterSeq, call.signal)) {
+  private async *follow(signal: AbortSignal, taskId: string, afterSeq: number, started: boolean, historyLength?: number, first?: StreamEvent): AsyncIterable<StreamEvent> {
+    if (first) {
+      yield first;
+      first = undefined; // not held for the stream's whole life
+    }
+    for await (const { seq, event } of this.tasks.follow(taskId, afterSeq, signal)) {
       let shown: StreamResponse = event;
       if ('task' in event) {
         shown = started
@@ -293,10 +299,9 @@ export class A2ARequestHandler {
   }
 }
 
-/** `first`, then what `rest` yields. */
-async function* streamOf<T>(first: readonly T[], rest?: AsyncIterable<T>): AsyncIterable<T> {
-  yield* first;
-  if (rest) yield* rest;
+/** A stream of `events` only. */
+async function* streamOf<T>(events: readonly T[]): AsyncIterable<T> {
+  yield* events;
 }
 
 /** ProtoJSON of one stream event. */

@@ -79,6 +79,14 @@ export async function readJsonBody(req: HostRequest, limits: BodyLimits): Promis
 }
 
 /**
+ * Lets go of what was read of `req`'s body: once its stream is open, an error goes out as an event
+ * carrying nothing of the request, and the read body would otherwise live as long as the stream.
+ */
+export function forgetBody(req: IncomingMessage): void {
+  READ.delete(req);
+}
+
+/**
  * The JSON body as far as it is known now, without reading anything: for an answer given before
  * the binding ran (a guard refused the request). Undefined when unknown or unreadable.
  */
