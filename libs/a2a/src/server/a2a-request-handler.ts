@@ -45,6 +45,7 @@ import { InjectA2AOptions } from '../config/a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
 import type { PublishedAgent } from './agent-registry.js';
 import type { ResolvedServerOptions } from './server-options.js';
+import { TaskEventStream } from './task-event-stream.js';
 
 /** Everything about a request that is not its params. */
 export interface A2ACall {
@@ -258,32 +259,9 @@ export class A2ARequestHandler {
     });
   }
 
-  /**
-   * A task's log as a stream: ends after a terminal state or INPUT_REQUIRED (AUTH_REQUIRED stays
-   * open: the agent may resume once credentials arrive out of band), or when `signal` aborts (the
-   * client went away). `first` (SubscribeToTask's snapshot) goes out before the log's events.
-   * After a stream's first event, a `task` event (a continuation) is shown as its status update.
-   * It holds the signal only, not the call: an open stream keeps as little as it can (issue 14).
-   */
-  private async *follow(signal: AbortSignal, taskId: string, afterSeq: number, started: boolean, historyLength?: number, first?: StreamEvent): AsyncIterable<StreamEvent> {
-    if (first) {
-      yield first;
-      first = undefined; // not held for the stream's whole life
-    }
-    for await (const { seq, event } of this.tasks.follow(taskId, afterSeq, signal)) {
-      let shown: StreamResponse = event;
-      if ('task' in event) {
-        shown = started
-          ? { statusUpdate: { taskId, contextId: event.task.contextId ?? '', status: event.task.status } }
-          : { task: taskView(event.task, { historyLength }) };
-      }
-      started = true;
-      yield { seq, event: shown };
-      if ('statusUpdate' in shown) {
-        const state = shown.statusUpdate.status.state;
-        if (isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED') return;
-      }
-    }
+  /** A task's log as a stream ({@link TaskEventStream}); it holds the signal only, not the call. */
+  private follow(signal: AbortSignal, taskId: string, afterSeq: number, started: boolean, historyLength?: number, first?: StreamEvent): AsyncIterable<StreamEvent> {
+    return new TaskEventStream(this.tasks.follow(taskId, afterSeq, signal)[Symbol.asyncIterator](), taskId, started, historyLength, first);
   }
 
   /** Scoping comes from the caller alone (its tenant included), before any data is read. */

@@ -223,16 +223,30 @@ export abstract class HttpBinding {
    * ordinary answers, and the stream opened then, not at its first event), then ends it.
    */
   private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, format: WireFormat): Promise<void> {
+    const iterator = events[Symbol.asyncIterator]();
+    let ended = false;
     try {
-      for await (const event of events) await stream.write(formatSseEvent(format.event(event), { id: event.seq }));
+      // not `for await`, whose frame would hold the last event (a snapshot: the whole task) until the next one
+      while (!(ended = await writeNext(iterator, stream, format)));
     } catch (error) {
       const a2aError = toA2AError(error);
       if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
       await stream.write(formatSseEvent(format.error(a2aError), { event: 'error' }));
     } finally {
       stream.close();
+      // as `for await` would: an iterator left early is told so (a follower of the log stops)
+      if (!ended) await iterator.return?.();
     }
   }
+}
+
+/** Writes the iterator's next event to the stream; true once there is none. */
+function writeNext(iterator: AsyncIterator<StreamEvent>, stream: SseStream, format: WireFormat): Promise<boolean> {
+  return iterator.next().then(async (next) => {
+    if (next.done) return true;
+    await stream.write(formatSseEvent(format.event(next.value), { id: next.value.seq }));
+    return false;
+  });
 }
 
 /** `A2A-Version` from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
