@@ -166,7 +166,7 @@ export abstract class HttpBinding {
       const outcome = await dispatch(call);
       if ('result' in outcome) return this.sendJson(res, exchange.format.resultStatus?.() ?? 200, exchange.format.result(outcome.result), exchange);
       stream!.open(exchange.headers);
-      forgetBody(req);
+      forgetBody(req, routed.request as { body?: unknown });
       // Not awaited: the request's own frames (the platform's, Nest's, this binding's) end here, and
       // the stream goes on holding its response, its format and its events only (issue 14: memory
       // per open stream). A host interceptor therefore sees the request end when its stream opens.
