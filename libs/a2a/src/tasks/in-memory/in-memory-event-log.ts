@@ -7,7 +7,7 @@ import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../
 interface Log {
   readonly events: LoggedEvent[];
   /** Followers waiting for the next append. */
-  readonly waiters: Set<() => void>;
+  readonly waiters: Set<LogFollower>;
   /** The task was dropped (expired, evicted): its followers stop. */
   dropped?: boolean;
 }
@@ -48,32 +48,23 @@ export class InMemoryEventLog implements EventLog {
     return (this.logs.get(taskId)?.events ?? []).slice(Math.max(1, fromSeq) - 1, Math.max(0, toSeq));
   }
 
-  async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
-    let next = Math.max(0, afterSeq); // index of the next event to yield (seq - 1)
-    try {
-      while (!signal.aborted) {
-        const log = this.log(taskId);
-        if (log.dropped) return;
-        while (next < log.events.length) {
-          yield log.events[next++];
-          if (signal.aborted) return;
-        }
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            signal.removeEventListener('abort', wake);
-            log.waiters.delete(wake);
-            resolve();
-          };
-          log.waiters.add(wake);
-          signal.addEventListener('abort', wake, { once: true });
-        });
-        if (log.dropped) return;
-      }
-    } finally {
-      // a follower of a log that never started must not leave an empty log behind
-      const log = this.logs.get(taskId);
-      if (log && log.events.length === 0 && log.waiters.size === 0) this.logs.delete(taskId);
-    }
+  /**
+   * A {@link LogFollower}: an iterator object, not a generator, since an open stream waits in it for
+   * as long as its task runs (a generator would keep a suspended frame per stream; issue 14).
+   */
+  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterableIterator<LoggedEvent> {
+    return new LogFollower(this, taskId, Math.max(0, afterSeq), signal);
+  }
+
+  /** @internal The log of `taskId`, made empty when there is none yet (a follower waits for its first append). */
+  logOf(taskId: string): Log {
+    return this.log(taskId);
+  }
+
+  /** @internal A follower has stopped: a log that never started must not stay behind for it. */
+  followerLeft(taskId: string): void {
+    const log = this.logs.get(taskId);
+    if (log && log.events.length === 0 && log.waiters.size === 0) this.logs.delete(taskId);
   }
 
   /** Forgets a task's log (its snapshot was dropped); whoever follows it stops. */
@@ -111,5 +102,95 @@ export class InMemoryEventLog implements EventLog {
 function wakeFollowers(log: Log): void {
   const waiters = [...log.waiters];
   log.waiters.clear();
-  waiters.forEach((wake) => wake());
+  waiters.forEach((follower) => follower.wake());
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * One `follow()`: the events after `next`, then each one appended, until the signal aborts, the log
+ * is dropped, or `return()`. While it waits it is in its log's waiters and, as its own listener
+ * (`handleEvent`), in the signal's: no closure, no frame.
+ */
+class LogFollower implements AsyncIterableIterator<LoggedEvent> {
+  /** Resolves the `next()` that waits for an append. */
+  private resolve?: (result: Promise<IteratorResult<LoggedEvent>> | IteratorResult<LoggedEvent>) => void;
+  /** That `next()`'s answer. */
+  private waiting?: Promise<IteratorResult<LoggedEvent>>;
+  private waitingOn?: Log;
+  private finished = false;
+
+  constructor(
+    private readonly logs: InMemoryEventLog,
+    private readonly taskId: string,
+    /** Index of the next event to yield (seq - 1). */
+    private index: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<LoggedEvent>> {
+    // a `next()` while one waits (no `for await` does that) comes after it, as a generator would queue it
+    const waiting = this.waiting;
+    if (waiting) return waiting.then(() => this.next());
+    return this.step();
+  }
+
+  async return(): Promise<IteratorResult<LoggedEvent>> {
+    this.finish();
+    return DONE;
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    this.wake();
+  }
+
+  /** An append, a drop or an abort: the waiting `next()` looks again. */
+  wake(): void {
+    const resolve = this.resolve;
+    if (!resolve) return;
+    // the log it waited on was dropped (expired, evicted): it stops, even if the task's id has a new log by now
+    const dropped = this.waitingOn?.dropped === true;
+    this.stopWaiting();
+    if (dropped) this.finish();
+    resolve(dropped ? DONE : this.step());
+  }
+
+  private step(): Promise<IteratorResult<LoggedEvent>> {
+    if (this.finished) return Promise.resolve(DONE);
+    const log = this.signal.aborted ? undefined : this.logs.logOf(this.taskId);
+    if (!log || log.dropped) {
+      this.finish();
+      return Promise.resolve(DONE);
+    }
+    if (this.index < log.events.length) return Promise.resolve({ done: false, value: log.events[this.index++] });
+    this.waiting = new Promise((resolve) => {
+      this.resolve = resolve;
+      this.waitingOn = log;
+      log.waiters.add(this);
+      this.signal.addEventListener('abort', this, { once: true });
+    });
+    return this.waiting;
+  }
+
+  private stopWaiting(): void {
+    this.resolve = undefined;
+    this.waiting = undefined;
+    this.waitingOn?.waiters.delete(this);
+    this.waitingOn = undefined;
+    this.signal.removeEventListener('abort', this);
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    const resolve = this.resolve;
+    this.stopWaiting();
+    resolve?.(DONE);
+    this.logs.followerLeft(this.taskId);
+  }
 }
