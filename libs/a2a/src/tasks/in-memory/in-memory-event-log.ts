@@ -3,6 +3,7 @@ import type { StreamResponse } from '../../protocol/types.js';
 import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
+import { END, EventLogFollower, WAIT } from '../event-log-follower.js';
 
 interface Log {
   readonly events: LoggedEvent[];
@@ -48,10 +49,7 @@ export class InMemoryEventLog implements EventLog {
     return (this.logs.get(taskId)?.events ?? []).slice(Math.max(1, fromSeq) - 1, Math.max(0, toSeq));
   }
 
-  /**
-   * A {@link LogFollower}: an iterator object, not a generator, since an open stream waits in it for
-   * as long as its task runs (a generator would keep a suspended frame per stream; issue 14).
-   */
+  /** A {@link LogFollower} ({@link EventLogFollower}: no generator frame per open stream). */
   follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterableIterator<LoggedEvent> {
     return new LogFollower(this, taskId, Math.max(0, afterSeq), signal);
   }
@@ -105,92 +103,41 @@ function wakeFollowers(log: Log): void {
   waiters.forEach((follower) => follower.wake());
 }
 
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-
-/**
- * One `follow()`: the events after `next`, then each one appended, until the signal aborts, the log
- * is dropped, or `return()`. While it waits it is in its log's waiters and, as its own listener
- * (`handleEvent`), in the signal's: no closure, no frame.
- */
-class LogFollower implements AsyncIterableIterator<LoggedEvent> {
-  /** Resolves the `next()` that waits for an append. */
-  private resolve?: (result: Promise<IteratorResult<LoggedEvent>> | IteratorResult<LoggedEvent>) => void;
-  /** That `next()`'s answer. */
-  private waiting?: Promise<IteratorResult<LoggedEvent>>;
+/** One `follow()` of an in-memory log: it waits in its log's waiters. */
+class LogFollower extends EventLogFollower {
+  /** The log it waits on, while it waits. */
   private waitingOn?: Log;
-  private finished = false;
 
   constructor(
     private readonly logs: InMemoryEventLog,
     private readonly taskId: string,
     /** Index of the next event to yield (seq - 1). */
     private index: number,
-    private readonly signal: AbortSignal,
-  ) {}
-
-  [Symbol.asyncIterator](): this {
-    return this;
+    signal: AbortSignal,
+  ) {
+    super(signal);
+    this.start();
   }
 
-  next(): Promise<IteratorResult<LoggedEvent>> {
-    // a `next()` while one waits (no `for await` does that) comes after it, as a generator would queue it
-    const waiting = this.waiting;
-    if (waiting) return waiting.then(() => this.next());
-    return this.step();
-  }
-
-  async return(): Promise<IteratorResult<LoggedEvent>> {
-    this.finish();
-    return DONE;
-  }
-
-  /** The signal aborted. */
-  handleEvent(): void {
-    this.wake();
-  }
-
-  /** An append, a drop or an abort: the waiting `next()` looks again. */
-  wake(): void {
-    const resolve = this.resolve;
-    if (!resolve) return;
-    // the log it waited on was dropped (expired, evicted): it stops, even if the task's id has a new log by now
-    const dropped = this.waitingOn?.dropped === true;
-    this.stopWaiting();
-    if (dropped) this.finish();
-    resolve(dropped ? DONE : this.step());
-  }
-
-  private step(): Promise<IteratorResult<LoggedEvent>> {
-    if (this.finished) return Promise.resolve(DONE);
-    const log = this.signal.aborted ? undefined : this.logs.logOf(this.taskId);
-    if (!log || log.dropped) {
-      this.finish();
-      return Promise.resolve(DONE);
+  protected take(): IteratorResult<LoggedEvent> | typeof WAIT | typeof END {
+    const waitedOn = this.waitingOn;
+    if (waitedOn) {
+      waitedOn.waiters.delete(this);
+      this.waitingOn = undefined;
+      // the log it waited on was dropped (expired, evicted): it stops, even if the task's id has a new log by now
+      if (waitedOn.dropped) return END;
     }
-    if (this.index < log.events.length) return Promise.resolve({ done: false, value: log.events[this.index++] });
-    this.waiting = new Promise((resolve) => {
-      this.resolve = resolve;
-      this.waitingOn = log;
-      log.waiters.add(this);
-      this.signal.addEventListener('abort', this, { once: true });
-    });
-    return this.waiting;
+    const log = this.logs.logOf(this.taskId);
+    if (log.dropped) return END;
+    if (this.index < log.events.length) return { done: false, value: log.events[this.index++] };
+    this.waitingOn = log;
+    log.waiters.add(this);
+    return WAIT;
   }
 
-  private stopWaiting(): void {
-    this.resolve = undefined;
-    this.waiting = undefined;
+  protected stop(): void {
     this.waitingOn?.waiters.delete(this);
     this.waitingOn = undefined;
-    this.signal.removeEventListener('abort', this);
-  }
-
-  private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    const resolve = this.resolve;
-    this.stopWaiting();
-    resolve?.(DONE);
     this.logs.followerLeft(this.taskId);
   }
 }
