@@ -45,6 +45,7 @@ import { InjectA2AOptions } from '../config/a2a.constants.js';
 import { AgentCardService } from './agent-card.service.js';
 import type { PublishedAgent } from './agent-registry.js';
 import type { ResolvedServerOptions } from './server-options.js';
+import { TaskEventStream } from './task-event-stream.js';
 
 /** Everything about a request that is not its params. */
 export interface A2ACall {
@@ -180,7 +181,7 @@ export class A2ARequestHandler {
     const turn = await this.startTurn(call, request);
     const start = await turn.started;
     if ('message' in start) return streamOf([{ event: { message: start.message } }]);
-    return this.follow(call, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
+    return this.follow(call.signal, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
   }
 
   async getTask(call: A2ACall, request: GetTaskRequest): Promise<Task> {
@@ -215,14 +216,14 @@ export class A2ARequestHandler {
     const stored = await this.tasks.get(this.scope(call), request.id);
     const terminal = isTerminalState(stored.task.status.state);
     if (call.lastEventId !== undefined) {
-      return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call, request.id, call.lastEventId, false);
+      return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call.signal, request.id, call.lastEventId, false);
     }
     if (terminal) {
       throw new UnsupportedOperationError(`Task ${echoed(request.id)} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
         taskId: echoed(request.id),
       });
     }
-    return streamOf([{ seq: stored.seq, event: { task: taskView(stored.task) } }], this.follow(call, request.id, stored.seq, true));
+    return this.follow(call.signal, request.id, stored.seq, true, undefined, { seq: stored.seq, event: { task: taskView(stored.task) } });
   }
 
   /** ProtoJSON of a ListTasks answer: with `includeArtifacts`, every task carries `artifacts` (maybe `[]`). */
@@ -258,26 +259,9 @@ export class A2ARequestHandler {
     });
   }
 
-  /**
-   * A task's log as a stream: ends after a terminal state or INPUT_REQUIRED (AUTH_REQUIRED stays
-   * open: the agent may resume once credentials arrive out of band), or when the client goes away.
-   * After a stream's first event, a `task` event (a continuation) is shown as its status update.
-   */
-  private async *follow(call: A2ACall, taskId: string, afterSeq: number, started: boolean, historyLength?: number): AsyncIterable<StreamEvent> {
-    for await (const { seq, event } of this.tasks.follow(taskId, afterSeq, call.signal)) {
-      let shown: StreamResponse = event;
-      if ('task' in event) {
-        shown = started
-          ? { statusUpdate: { taskId, contextId: event.task.contextId ?? '', status: event.task.status } }
-          : { task: taskView(event.task, { historyLength }) };
-      }
-      started = true;
-      yield { seq, event: shown };
-      if ('statusUpdate' in shown) {
-        const state = shown.statusUpdate.status.state;
-        if (isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED') return;
-      }
-    }
+  /** A task's log as a stream ({@link TaskEventStream}); it holds the signal only, not the call. */
+  private follow(signal: AbortSignal, taskId: string, afterSeq: number, started: boolean, historyLength?: number, first?: StreamEvent): AsyncIterable<StreamEvent> {
+    return new TaskEventStream(this.tasks.follow(taskId, afterSeq, signal)[Symbol.asyncIterator](), taskId, started, historyLength, first);
   }
 
   /** Scoping comes from the caller alone (its tenant included), before any data is read. */
@@ -293,10 +277,9 @@ export class A2ARequestHandler {
   }
 }
 
-/** `first`, then what `rest` yields. */
-async function* streamOf<T>(first: readonly T[], rest?: AsyncIterable<T>): AsyncIterable<T> {
-  yield* first;
-  if (rest) yield* rest;
+/** A stream of `events` only. */
+async function* streamOf<T>(events: readonly T[]): AsyncIterable<T> {
+  yield* events;
 }
 
 /** ProtoJSON of one stream event. */

@@ -22,6 +22,7 @@ import { A2ACallerResolver } from '../caller-resolver.js';
 import { SecurityInventory } from '../security/security-inventory.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import { fromHostException, retryAfterOfNamedLimits } from './host-errors.js';
+import { forgetBody } from './request-body.js';
 import { SseStreams, type SseStream } from './sse-streams.js';
 
 /**
@@ -159,12 +160,19 @@ export abstract class HttpBinding {
     });
     // a stream slot is taken before any work starts, so a refused stream starts no task
     const stream = OPERATIONS[operation].streaming ? this.streams.reserve(call.caller.subject, res) : undefined;
+    let piping = false;
     try {
       const outcome = await dispatch(call);
       if ('result' in outcome) return this.sendJson(res, exchange.format.resultStatus?.() ?? 200, exchange.format.result(outcome.result), exchange);
-      await this.pipe(stream!, outcome.stream, exchange);
+      stream!.open(exchange.headers);
+      forgetBody(req, routed.request as { body?: unknown });
+      // Not awaited: the request's own frames (the platform's, Nest's, this binding's) end here, and
+      // the stream goes on holding its response, its format and its events only (issue 14: memory
+      // per open stream). A host interceptor therefore sees the request end when its stream opens.
+      piping = true;
+      this.pipe(stream!, outcome.stream, exchange.format).catch((error: unknown) => this.logUnexpected('Stream', error));
     } finally {
-      stream?.close();
+      if (!piping) stream?.close();
     }
   }
 
@@ -209,15 +217,24 @@ export abstract class HttpBinding {
     res.end(text);
   }
 
-  /** The handler has accepted the request (its refusals were ordinary answers): the stream opens now, not at its first event. */
-  private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, exchange: Exchange): Promise<void> {
-    stream.open(exchange.headers);
+  /**
+   * Writes the events of an open stream (the handler accepted the request: its refusals were
+   * ordinary answers, and the stream opened then, not at its first event), then ends it.
+   */
+  private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, format: WireFormat): Promise<void> {
+    const iterator = events[Symbol.asyncIterator]();
+    let ended = false;
     try {
-      for await (const event of events) await stream.write(formatSseEvent(exchange.format.event(event), { id: event.seq }));
+      // not `for await`, whose frame would hold the last event (a snapshot: the whole task) until the next one
+      while (!(ended = await writeNext(iterator, stream, format)));
     } catch (error) {
       const a2aError = toA2AError(error);
       if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
-      await stream.write(formatSseEvent(exchange.format.error(a2aError), { event: 'error' }));
+      await stream.write(formatSseEvent(format.error(a2aError), { event: 'error' }));
+    } finally {
+      stream.close();
+      // as `for await` would: an iterator left early is told so (a follower of the log stops)
+      if (!ended) await iterator.return?.();
     }
   }
 }
@@ -258,6 +275,15 @@ class HttpCall implements A2ACall {
   get signal(): AbortSignal {
     return this.closed.signal;
   }
+}
+
+/** Writes the iterator's next event to the stream; true once there is none. */
+function writeNext(iterator: AsyncIterator<StreamEvent>, stream: SseStream, format: WireFormat): Promise<boolean> {
+  return iterator.next().then(async (next) => {
+    if (next.done) return true;
+    await stream.write(formatSseEvent(format.event(next.value), { id: next.value.seq }));
+    return false;
+  });
 }
 
 /** `A2A-Version` from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */

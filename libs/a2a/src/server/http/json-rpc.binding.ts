@@ -43,10 +43,22 @@ const jsonRpcErrorStatus = (error: A2AError) => (TRANSPORT_ERRORS.some((type) =>
 export class JsonRpcFormat implements WireFormat {
   constructor(public id: JsonRpcId = null) {}
 
-  result = (result: unknown) => jsonRpcResult(this.id, result);
-  error = (error: Parameters<WireFormat['error']>[0]) => jsonRpcError(this.id, error);
-  errorStatus = jsonRpcErrorStatus;
-  event = (event: Parameters<WireFormat['event']>[0]) => jsonRpcResult(this.id, encodeStreamEvent(event.event));
+  // methods, not arrow fields: an open stream holds its format, and fields would be three closures each
+  result(result: unknown) {
+    return jsonRpcResult(this.id, result);
+  }
+
+  error(error: Parameters<WireFormat['error']>[0]) {
+    return jsonRpcError(this.id, error);
+  }
+
+  errorStatus(error: Parameters<WireFormat['errorStatus']>[0]) {
+    return jsonRpcErrorStatus(error);
+  }
+
+  event(event: Parameters<WireFormat['event']>[0]) {
+    return jsonRpcResult(this.id, encodeStreamEvent(event.event));
+  }
 }
 
 @Injectable()

@@ -22,6 +22,11 @@ class ReadBody {
 
   constructor(private readonly read: { bytes: Buffer } | { error: A2AError }) {}
 
+  /** The parsed body, undefined when not parsed (yet) or unparsable. */
+  get value(): unknown {
+    return this.parsed && 'value' in this.parsed ? this.parsed.value : undefined;
+  }
+
   /** @throws what reading or parsing failed with */
   json(maxJsonDepth: number): unknown {
     if ('error' in this.read) throw this.read.error;
@@ -76,6 +81,19 @@ export async function readJsonBody(req: HostRequest, limits: BodyLimits): Promis
   if (req.readableEnded || req.complete) return hostParsed(req, limits);
   await readBodyAhead(req, limits);
   return READ.get(req)?.json(limits.maxJsonDepth);
+}
+
+/**
+ * Lets go of what was read of `req`'s body, and of the platform request's `body` when it is the one
+ * {@link exposeBody} set (a host parser's own is left alone): once its stream is open, an error
+ * goes out as an event carrying nothing of the request, and the body would otherwise live as long
+ * as the stream.
+ */
+export function forgetBody(req: HostRequest, platformRequest: { body?: unknown } = req): void {
+  const read = READ.get(req);
+  if (!read) return;
+  READ.delete(req);
+  if (platformRequest.body !== undefined && platformRequest.body === read.value) platformRequest.body = undefined;
 }
 
 /**

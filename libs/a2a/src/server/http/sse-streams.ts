@@ -11,9 +11,11 @@ export class SseStream {
   private opened = false;
   private closed = false;
 
+  /** `slots` and `subject` rather than a closure that frees the slot: one object less per open stream. */
   constructor(
     private readonly res: ServerResponse,
-    private readonly release: () => void,
+    private readonly slots: SseStreams,
+    readonly subject: string,
   ) {}
 
   /** Sends the status line and headers (HTTP 200, text/event-stream). */
@@ -50,7 +52,7 @@ export class SseStream {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.release();
+    this.slots.release(this);
     if (this.opened && !this.res.writableEnded) this.res.end();
   }
 }
@@ -80,14 +82,17 @@ export class SseStreams {
       throw new ResourceExhaustedError('Too many open streams; close one and try again');
     }
     this.perCaller.set(subject, mine + 1);
-    const stream: SseStream = new SseStream(res, () => {
-      this.open.delete(stream);
-      const left = (this.perCaller.get(subject) ?? 1) - 1;
-      if (left > 0) this.perCaller.set(subject, left);
-      else this.perCaller.delete(subject);
-    });
+    const stream = new SseStream(res, this, subject);
     this.open.add(stream);
     return stream;
+  }
+
+  /** Frees the slot of a stream that closed. */
+  release(stream: SseStream): void {
+    if (!this.open.delete(stream)) return;
+    const left = (this.perCaller.get(stream.subject) ?? 1) - 1;
+    if (left > 0) this.perCaller.set(stream.subject, left);
+    else this.perCaller.delete(stream.subject);
   }
 
   get size(): number {

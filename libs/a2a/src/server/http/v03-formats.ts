@@ -24,21 +24,44 @@ export class V03JsonRpcFormat implements WireFormat {
     readonly errorStatus: (error: A2AError) => number,
   ) {}
 
-  result = (result: unknown) => jsonRpcResult(this.id, this.method!.resultToV03(result as never));
-  error = (error: A2AError) => v03JsonRpcError(this.id, error);
-  event = (event: StreamEvent) => jsonRpcResult(this.id, this.method!.resultToV03(event.event as never));
+  // methods, not arrow fields: an open stream holds its format, and fields would be closures each
+  result(result: unknown) {
+    return jsonRpcResult(this.id, this.method!.resultToV03(result as never));
+  }
+
+  error(error: A2AError) {
+    return v03JsonRpcError(this.id, error);
+  }
+
+  event(event: StreamEvent) {
+    return jsonRpcResult(this.id, this.method!.resultToV03(event.event as never));
+  }
 }
 
 /** 0.3 REST bodies (the 0.3 proto's JSON) for one request, once its route is known. */
 export class V03RestFormat implements WireFormat {
   route?: V03RestRoute;
 
-  result = (result: unknown) => this.codec().resultToV03(result as never);
+  result(result: unknown) {
+    return this.codec().resultToV03(result as never);
+  }
+
   /** `@a2a-js/sdk` 0.3's statuses: 201 for message:send and a create, 202 for a cancel, 204 for a delete. */
-  resultStatus = () => this.route?.status ?? 200;
-  error = (error: A2AError) => toV03Error(error);
-  errorStatus = (error: A2AError) => v03RestErrorStatus(error);
-  event = (event: StreamEvent) => this.codec().resultToV03(event.event as never);
+  resultStatus() {
+    return this.route?.status ?? 200;
+  }
+
+  error(error: A2AError) {
+    return toV03Error(error);
+  }
+
+  errorStatus(error: A2AError) {
+    return v03RestErrorStatus(error);
+  }
+
+  event(event: StreamEvent) {
+    return this.codec().resultToV03(event.event as never);
+  }
 
   private codec() {
     return v03RestCodecOf(this.route!.operation)!;

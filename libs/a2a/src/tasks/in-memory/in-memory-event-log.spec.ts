@@ -108,3 +108,35 @@ describe('InMemoryEventLog.waitingFollowers', () => {
     log.close();
   });
 });
+
+describe('InMemoryEventLog.follow, return()', () => {
+  it('ends a follower that waits for an append at once (a generator would wait for that append), leaving no waiter behind', async () => {
+    const log = new InMemoryEventLog();
+    try {
+      const follower = log.follow('never-started', 0, new AbortController().signal)[Symbol.asyncIterator]();
+      const waiting = follower.next();
+      expect(log.waitingFollowers).toBe(1);
+      expect(await follower.return!()).toEqual({ done: true, value: undefined });
+      expect(await waiting).toEqual({ done: true, value: undefined });
+      expect(log.waitingFollowers).toBe(0);
+      expect(await follower.next()).toEqual({ done: true, value: undefined });
+    } finally {
+      log.close();
+    }
+  });
+
+  it('answers a next() asked while another waits after it, in order', async () => {
+    const log = new InMemoryEventLog();
+    try {
+      const follower = log.follow('t', 0, new AbortController().signal)[Symbol.asyncIterator]();
+      const first = follower.next();
+      const second = follower.next();
+      await log.append('t', statusEvent('t', 'one'), 0);
+      await log.append('t', statusEvent('t', 'two'), 1);
+      expect([(await first).value?.seq, (await second).value?.seq]).toEqual([1, 2]);
+      await follower.return!();
+    } finally {
+      log.close();
+    }
+  });
+});

@@ -3,11 +3,12 @@ import type { StreamResponse } from '../../protocol/types.js';
 import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.js';
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
+import { END, EventLogFollower, WAIT } from '../event-log-follower.js';
 
 interface Log {
   readonly events: LoggedEvent[];
   /** Followers waiting for the next append. */
-  readonly waiters: Set<() => void>;
+  readonly waiters: Set<LogFollower>;
   /** The task was dropped (expired, evicted): its followers stop. */
   dropped?: boolean;
 }
@@ -48,32 +49,20 @@ export class InMemoryEventLog implements EventLog {
     return (this.logs.get(taskId)?.events ?? []).slice(Math.max(1, fromSeq) - 1, Math.max(0, toSeq));
   }
 
-  async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
-    let next = Math.max(0, afterSeq); // index of the next event to yield (seq - 1)
-    try {
-      while (!signal.aborted) {
-        const log = this.log(taskId);
-        if (log.dropped) return;
-        while (next < log.events.length) {
-          yield log.events[next++];
-          if (signal.aborted) return;
-        }
-        await new Promise<void>((resolve) => {
-          const wake = () => {
-            signal.removeEventListener('abort', wake);
-            log.waiters.delete(wake);
-            resolve();
-          };
-          log.waiters.add(wake);
-          signal.addEventListener('abort', wake, { once: true });
-        });
-        if (log.dropped) return;
-      }
-    } finally {
-      // a follower of a log that never started must not leave an empty log behind
-      const log = this.logs.get(taskId);
-      if (log && log.events.length === 0 && log.waiters.size === 0) this.logs.delete(taskId);
-    }
+  /** A {@link LogFollower} ({@link EventLogFollower}: no generator frame per open stream). */
+  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterableIterator<LoggedEvent> {
+    return new LogFollower(this, taskId, Math.max(0, afterSeq), signal);
+  }
+
+  /** @internal The log of `taskId`, made empty when there is none yet (a follower waits for its first append). */
+  logOf(taskId: string): Log {
+    return this.log(taskId);
+  }
+
+  /** @internal A follower has stopped: a log that never started must not stay behind for it. */
+  followerLeft(taskId: string): void {
+    const log = this.logs.get(taskId);
+    if (log && log.events.length === 0 && log.waiters.size === 0) this.logs.delete(taskId);
   }
 
   /** Forgets a task's log (its snapshot was dropped); whoever follows it stops. */
@@ -111,5 +100,44 @@ export class InMemoryEventLog implements EventLog {
 function wakeFollowers(log: Log): void {
   const waiters = [...log.waiters];
   log.waiters.clear();
-  waiters.forEach((wake) => wake());
+  waiters.forEach((follower) => follower.wake());
+}
+
+/** One `follow()` of an in-memory log: it waits in its log's waiters. */
+class LogFollower extends EventLogFollower {
+  /** The log it waits on, while it waits. */
+  private waitingOn?: Log;
+
+  constructor(
+    private readonly logs: InMemoryEventLog,
+    private readonly taskId: string,
+    /** Index of the next event to yield (seq - 1). */
+    private index: number,
+    signal: AbortSignal,
+  ) {
+    super(signal);
+    this.start();
+  }
+
+  protected take(): IteratorResult<LoggedEvent> | typeof WAIT | typeof END {
+    const waitedOn = this.waitingOn;
+    if (waitedOn) {
+      waitedOn.waiters.delete(this);
+      this.waitingOn = undefined;
+      // the log it waited on was dropped (expired, evicted): it stops, even if the task's id has a new log by now
+      if (waitedOn.dropped) return END;
+    }
+    const log = this.logs.logOf(this.taskId);
+    if (log.dropped) return END;
+    if (this.index < log.events.length) return { done: false, value: log.events[this.index++] };
+    this.waitingOn = log;
+    log.waiters.add(this);
+    return WAIT;
+  }
+
+  protected stop(): void {
+    this.waitingOn?.waiters.delete(this);
+    this.waitingOn = undefined;
+    this.logs.followerLeft(this.taskId);
+  }
 }

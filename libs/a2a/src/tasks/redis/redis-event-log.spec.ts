@@ -106,6 +106,21 @@ describe('RedisEventLog', () => {
     expect((await stayer.done).map(textOf)).toEqual(['a', 'b', 'c']);
   });
 
+  it('ends a waiting follower at once on return() (a generator would wait for the next event) and stops reading its log', async () => {
+    const { log } = await instance();
+    const id = taskId();
+    await appendTexts(log, id, ['a']);
+    const follower = log.follow(id, 0, new AbortController().signal)[Symbol.asyncIterator]();
+    expect(textOf((await follower.next()).value as LoggedEvent)).toBe('a');
+    const waiting = follower.next();
+    expect(log.followedLogs).toBe(1);
+    expect(await follower.return!()).toEqual({ done: true, value: undefined });
+    expect(await waiting).toEqual({ done: true, value: undefined });
+    expect(log.followedLogs).toBe(0);
+    await appendTexts(log, id, ['b'], 1);
+    expect(await follower.next()).toEqual({ done: true, value: undefined });
+  });
+
   it('gives followers joining mid-stream every event after their afterSeq exactly once, in order', async () => {
     const { log } = await instance();
     const id = taskId();

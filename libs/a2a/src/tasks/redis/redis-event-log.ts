@@ -19,6 +19,7 @@ import { RedisTaskKeys } from './redis-task-keys.js';
 import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
 import { APPEND_EVENT } from './redis-task-scripts.js';
 import { streamsOf, toLoggedEvent } from './redis-stream-replies.js';
+import { EventLogFollower, WAIT } from '../event-log-follower.js';
 
 /** Entries one XREAD takes per stream, and one XRANGE page. */
 const READ_BATCH = 100;
@@ -35,16 +36,16 @@ const CLOSE_WAIT_MS = 1_000;
 /** CLIENT UNBLOCK attempts while the XREAD is still on its way to the server. */
 const UNBLOCK_ATTEMPTS = 200;
 
-/** One `follow()` call. */
+/** What the reader sees of one `follow()` call. */
 interface Follower {
   /** The next sequence number it yields. */
-  next: number;
+  readonly nextSeq: number;
   /** Events the reader delivered and the follower has not taken, in order. */
   readonly queue: LoggedEvent[];
   /** Events up to this seq exist in the stream; those not queued are read with XRANGE. */
   mustReadTo: number;
-  /** Resumes the follower waiting for the reader (or for its abort, or for close). */
-  wake?: () => void;
+  /** Resumes the follower if it waits for the reader (or for its abort, or for close). */
+  wake(): void;
 }
 
 /** A followed log: what the reader reads for it, and who gets what it reads. */
@@ -119,48 +120,51 @@ export class RedisEventLog implements EventLog {
     return redisCall(() => this.range(this.keys.log(taskId), Math.max(1, fromSeq), toSeq));
   }
 
-  async *follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
-    if (signal.aborted || this.closed) return;
-    const key = this.keys.log(taskId);
-    const { feed, follower } = this.subscribe(key, Number.isFinite(afterSeq) ? Math.max(0, Math.floor(afterSeq)) : 0);
-    const onAbort = () => this.wakeFollower(follower);
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      while (!signal.aborted && !this.closed) {
-        const { queue } = follower;
-        while (queue.length > 0 && queue[0].seq < follower.next) queue.shift(); // read meanwhile with XRANGE
-        const head = queue[0];
-        if (head?.seq === follower.next) {
-          queue.shift();
-          follower.next++;
-          yield head;
-          continue;
-        }
-        // events before the head of the queue (or before what the reader has passed) are in the stream
-        const gapEnd = head ? head.seq - 1 : follower.mustReadTo;
-        if (gapEnd >= follower.next) {
-          const page = await this.range(key, follower.next, gapEnd);
-          if (page.length === 0 || page[0].seq !== follower.next) {
-            // the entries are gone (the log expired and started again): say so and go on from what exists
-            this.logger.warn(`Events ${follower.next}..${gapEnd} of a followed log no longer exist; continuing after them`);
-            follower.next = page[0]?.seq ?? gapEnd + 1;
-          }
-          for (const logged of page) {
-            if (signal.aborted || this.closed) return;
-            if (logged.seq !== follower.next) continue;
-            follower.next++;
-            yield logged;
-          }
-          continue;
-        }
-        await new Promise<void>((resolve) => {
-          follower.wake = resolve;
-        });
-      }
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      this.unsubscribe(feed, follower);
+  /** A {@link RedisFollower} ({@link EventLogFollower}: no generator frame per open stream). */
+  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterableIterator<LoggedEvent> {
+    return new RedisFollower(this, this.keys.log(taskId), Number.isFinite(afterSeq) ? Math.max(0, Math.floor(afterSeq)) : 0, signal);
+  }
+
+  /** @internal Is the log closed (its followers end)? */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** @internal A follower starts: the reader delivers to it what it reads for `key` from now on. */
+  subscribe(key: string, afterSeq: number, follower: Follower): Feed {
+    let feed = this.feeds.get(key);
+    if (!feed) {
+      feed = { key, cursor: afterSeq, followers: new Set(), read: false };
+      this.feeds.set(key, feed);
+      this.followedSetChanged();
+    } else if (!feed.read && afterSeq < feed.cursor) {
+      // nothing delivered yet: starting the read earlier serves this follower from the reader too
+      feed.cursor = afterSeq;
     }
+    // the reader delivers everything after its cursor from now on; what it passed already is in the stream
+    follower.mustReadTo = feed.cursor;
+    feed.followers.add(follower);
+    return feed;
+  }
+
+  /** @internal */
+  unsubscribe(feed: Feed, follower: Follower): void {
+    feed.followers.delete(follower);
+    if (feed.followers.size === 0 && this.feeds.get(feed.key) === feed) {
+      this.feeds.delete(feed.key);
+      this.followedSetChanged();
+    }
+  }
+
+  /** @internal Entries `from..to` of a stream, at most one page. */
+  async range(key: string, from: number, to: number): Promise<LoggedEvent[]> {
+    const entries = await this.redis.xrange(key, `${from}-0`, `${to}-0`, 'COUNT', READ_BATCH);
+    return entries.map(([id, fields]) => toLoggedEvent(id, fields));
+  }
+
+  /** @internal */
+  warnGap(from: number, to: number): void {
+    this.logger.warn(`Events ${from}..${to} of a followed log no longer exist; continuing after them`);
   }
 
   /** The blocking reader is connected, or not needed yet (it starts with the first follower). */
@@ -175,7 +179,7 @@ export class RedisEventLog implements EventLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const feed of this.feeds.values()) for (const follower of feed.followers) this.wakeFollower(follower);
+    for (const feed of this.feeds.values()) for (const follower of feed.followers) follower.wake();
     this.resumeReader?.();
     const reader = this.reader;
     if (!reader) return;
@@ -192,52 +196,16 @@ export class RedisEventLog implements EventLog {
 
   // ---- followers --------------------------------------------------------------------------------
 
-  private subscribe(key: string, afterSeq: number): { feed: Feed; follower: Follower } {
-    let feed = this.feeds.get(key);
-    if (!feed) {
-      feed = { key, cursor: afterSeq, followers: new Set(), read: false };
-      this.feeds.set(key, feed);
-      this.followedSetChanged();
-    } else if (!feed.read && afterSeq < feed.cursor) {
-      // nothing delivered yet: starting the read earlier serves this follower from the reader too
-      feed.cursor = afterSeq;
-    }
-    // the reader delivers everything after its cursor from now on; what it passed already is in the stream
-    const follower: Follower = { next: afterSeq + 1, queue: [], mustReadTo: feed.cursor };
-    feed.followers.add(follower);
-    return { feed, follower };
-  }
-
-  private unsubscribe(feed: Feed, follower: Follower): void {
-    feed.followers.delete(follower);
-    if (feed.followers.size === 0 && this.feeds.get(feed.key) === feed) {
-      this.feeds.delete(feed.key);
-      this.followedSetChanged();
-    }
-  }
-
-  private wakeFollower(follower: Follower): void {
-    const wake = follower.wake;
-    follower.wake = undefined;
-    wake?.();
-  }
-
   private deliver(feed: Feed, logged: LoggedEvent): void {
     if (logged.seq <= feed.cursor) return;
     feed.cursor = logged.seq;
     feed.read = true; // a read issued for an earlier feed of this log may deliver to this one
     for (const follower of feed.followers) {
-      if (logged.seq < follower.next) continue;
+      if (logged.seq < follower.nextSeq) continue;
       if (follower.queue.length < MAX_BUFFERED) follower.queue.push(logged);
       else follower.mustReadTo = Math.max(follower.mustReadTo, logged.seq);
-      this.wakeFollower(follower);
+      follower.wake();
     }
-  }
-
-  /** Entries `from..to` of a stream, at most one page. */
-  private async range(key: string, from: number, to: number): Promise<LoggedEvent[]> {
-    const entries = await this.redis.xrange(key, `${from}-0`, `${to}-0`, 'COUNT', READ_BATCH);
-    return entries.map(([id, fields]) => toLoggedEvent(id, fields));
   }
 
   // ---- the reader -------------------------------------------------------------------------------
@@ -384,4 +352,70 @@ export class RedisEventLog implements EventLog {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * One `follow()` of a Redis log: what the reader delivers, in order, and what it passed over read
+ * with XRANGE. It is in its feed's followers for its whole life.
+ */
+class RedisFollower extends EventLogFollower implements Follower {
+  nextSeq: number;
+  readonly queue: LoggedEvent[] = [];
+  mustReadTo = 0;
+  /** An XRANGE page being yielded. */
+  private page: LoggedEvent[] = [];
+  private feed?: Feed;
+
+  constructor(
+    private readonly log: RedisEventLog,
+    private readonly key: string,
+    afterSeq: number,
+    signal: AbortSignal,
+  ) {
+    super(signal);
+    this.nextSeq = afterSeq + 1;
+    if (this.start()) this.feed = log.subscribe(key, afterSeq, this);
+  }
+
+  protected override closed(): boolean {
+    return this.log.isClosed;
+  }
+
+  protected take(): IteratorResult<LoggedEvent> | Promise<void> | typeof WAIT {
+    while (this.page.length > 0) {
+      const logged = this.page.shift()!;
+      if (logged.seq !== this.nextSeq) continue;
+      this.nextSeq++;
+      return { done: false, value: logged };
+    }
+    const { queue } = this;
+    while (queue.length > 0 && queue[0].seq < this.nextSeq) queue.shift(); // read meanwhile with XRANGE
+    const head = queue[0];
+    if (head?.seq === this.nextSeq) {
+      queue.shift();
+      this.nextSeq++;
+      return { done: false, value: head };
+    }
+    // events before the head of the queue (or before what the reader has passed) are in the stream
+    const gapEnd = head ? head.seq - 1 : this.mustReadTo;
+    return gapEnd >= this.nextSeq ? this.readGap(gapEnd) : WAIT;
+  }
+
+  private async readGap(gapEnd: number): Promise<void> {
+    const from = this.nextSeq;
+    const page = await this.log.range(this.key, from, gapEnd);
+    if (page.length === 0 || page[0].seq !== from) {
+      // the entries are gone (the log expired and started again): say so and go on from what exists
+      this.log.warnGap(from, gapEnd);
+      this.nextSeq = page[0]?.seq ?? gapEnd + 1;
+    }
+    this.page = page;
+  }
+
+  protected stop(): void {
+    if (this.feed) this.log.unsubscribe(this.feed, this);
+    this.feed = undefined;
+    this.queue.length = 0;
+    this.page = [];
+  }
 }

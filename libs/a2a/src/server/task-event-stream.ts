@@ -1,0 +1,79 @@
+/**
+ * A task's log as a stream's events (SubscribeToTask, SendStreamingMessage): an iterator object
+ * rather than an async generator, since an open stream waits in it for as long as its task runs.
+ * A generator would keep a suspended frame, its promise and request queue per stream on top of the
+ * log's own follower; this keeps five fields and, while waiting, one pending `then` (issue 14).
+ */
+import { isTerminalState, type StreamResponse } from '../protocol/types.js';
+import { taskView } from '../protocol/task-view.js';
+import type { LoggedEvent } from '../tasks/event-log.js';
+import type { StreamEvent } from './a2a-request-handler.js';
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * The events of `log`, shown as a stream shows them: ends after a terminal state or
+ * INPUT_REQUIRED (AUTH_REQUIRED stays open: the agent may resume once credentials arrive out of
+ * band), or when the log ends (its follow was aborted: the client went away). `first`
+ * (SubscribeToTask's snapshot) goes out before the log's events and is not held after. After a
+ * stream's first event, a `task` event (a continuation) is shown as its status update.
+ */
+export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
+  private ended = false;
+
+  constructor(
+    private readonly log: AsyncIterator<LoggedEvent>,
+    private readonly taskId: string,
+    private started: boolean,
+    private readonly historyLength?: number,
+    private first?: StreamEvent,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.first) {
+      const value = this.first;
+      this.first = undefined;
+      return Promise.resolve({ done: false, value });
+    }
+    if (this.ended) return Promise.resolve(DONE);
+    return this.log.next().then((next) => this.shown(next));
+  }
+
+  /** Stops following the log (the consumer left early, or failed). */
+  async return(): Promise<IteratorResult<StreamEvent>> {
+    this.first = undefined;
+    await this.end();
+    return DONE;
+  }
+
+  private async shown(next: IteratorResult<LoggedEvent>): Promise<IteratorResult<StreamEvent>> {
+    if (next.done || this.ended) {
+      this.ended = true;
+      return DONE;
+    }
+    const { seq, event } = next.value;
+    let shown: StreamResponse = event;
+    if ('task' in event) {
+      shown = this.started
+        ? { statusUpdate: { taskId: this.taskId, contextId: event.task.contextId ?? '', status: event.task.status } }
+        : { task: taskView(event.task, { historyLength: this.historyLength }) };
+    }
+    this.started = true;
+    if ('statusUpdate' in shown) {
+      const state = shown.statusUpdate.status.state;
+      // the log is let go at once: its follower stops waiting for events this stream will not show
+      if (isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED') await this.end();
+    }
+    return { done: false, value: { seq, event: shown } };
+  }
+
+  private async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.log.return?.();
+  }
+}
