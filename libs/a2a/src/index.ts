@@ -17,7 +17,7 @@ export type { A2ACredentialsOptions, A2AOutboundOptions, A2APeerOptions } from '
 export type { A2ARedisOptions } from './redis/redis-connection.js';
 export type { EgressPolicyOptions } from './net/egress-policy.js';
 export { REDIS_FAIL_FAST_OPTIONS } from './redis/redis-connection.js';
-export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
+export { A2A_OPTIONS, A2A_PUSH_QUEUE_NAME, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
 export type { A2AHttpServerOptions } from './server/http-server-options.js';
 
