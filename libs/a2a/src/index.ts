@@ -7,7 +7,7 @@
  */
 
 // the module and its options
-export { A2AModule } from './a2a.module.js';
+export { A2AModule, type A2AAsyncExtras } from './a2a.module.js';
 export type { A2AModuleExtras, A2AModuleOptions, A2ATaskOptions, ResolvedA2AOptions } from './a2a-options.js';
 export type { A2APathOptions } from './server/a2a-paths.js';
 export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2AShutdownOptions, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
