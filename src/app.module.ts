@@ -51,6 +51,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         A2AModule.forRootAsync({
+          // push is on with Redis (the factory's push below): Nest registers its queue before the factory runs
+          push: Boolean(config.redisUrl),
           // the card and the JWKS are public: marked with the app's own public-route metadata, which its guard honours
           publicRouteMetadata: { key: IS_PUBLIC },
           useFactory: async (): Promise<A2AModuleOptions> => ({

@@ -18,6 +18,8 @@ describe('entry points', () => {
         'A2AModule',
         'A2A_OPTIONS',
         'InjectA2AOptions',
+        // the push queue's name, for @InjectQueue and bull-board
+        'A2A_PUSH_QUEUE_NAME',
         'A2AConfigurationError',
         'REDIS_FAIL_FAST_OPTIONS',
         // health (for @nestjs/terminus, loaded only when used)

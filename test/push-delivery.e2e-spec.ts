@@ -416,8 +416,9 @@ describe('the module\'s shape with and without push', () => {
     });
   });
 
-  it('is on with push, through forRootAsync too', async () => {
+  it('is on with push, through forRootAsync too (told beforehand, so that the queue is registered)', async () => {
     const a2a = A2AModule.forRootAsync({
+      push: true,
       useFactory: async () => ({ defaultAgent: 'echo', redis: { url: REDIS_URL, keyPrefix: `${prefix}shape:` }, push: pushOptions() }),
     });
     expect(await shape(a2a)).toEqual({ push: 'PushNotificationService', listeners: ['PushRelay'], deadLetters: 'redis' });

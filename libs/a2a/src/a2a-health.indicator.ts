@@ -4,13 +4,14 @@
  * data from `check()`; a `@nestjs/terminus` indicator result from `isHealthy()`, which loads
  * terminus (an optional peer) only when called.
  */
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { HealthIndicatorService } from '@nestjs/terminus';
 import { A2ALifecycle } from './a2a-lifecycle.js';
-import { A2A_PUSH_QUEUE, A2A_REDIS } from './config/a2a.constants.js';
+import { A2A_PUSH_QUEUE, A2A_PUSH_WORKER, A2A_REDIS } from './config/a2a.constants.js';
 import { importOptionalPackages } from './config/optional-package.js';
 import { answersPing } from './redis/redis-call.js';
 import type { PushDeliveryQueue } from './push/push-delivery-queue.js';
+import type { PushDeliveryWorker } from './push/push-delivery.worker.js';
 import type { RedisConnection } from './redis/redis-connection.js';
 import { TaskBackend } from './tasks/task-backend.js';
 
@@ -54,8 +55,9 @@ export class A2AHealthIndicator {
   constructor(
     @Inject(TaskBackend) private readonly backend: TaskBackend,
     @Inject(A2A_REDIS) private readonly redis: RedisConnection | undefined,
-    @Inject(A2A_PUSH_QUEUE) private readonly pushQueue: PushDeliveryQueue | undefined,
     @Inject(A2ALifecycle) private readonly lifecycle: A2ALifecycle,
+    @Inject(A2A_PUSH_WORKER) private readonly pushWorker: PushDeliveryWorker | undefined,
+    @Optional() @Inject(A2A_PUSH_QUEUE) private readonly pushQueue: PushDeliveryQueue | undefined,
   ) {}
 
   /** Looks at every component now (a PING takes a second at most). Never throws. */
@@ -63,7 +65,11 @@ export class A2AHealthIndicator {
     const components: Record<string, boolean> = { ...(await this.backend.health?.().catch(() => ({ taskBackend: false }))) };
     // the module's connection, unless the backend (on that very connection) has just pinged it
     if (this.redis && components.redis === undefined) components.redis = await answersPing(this.redis.client, PING_MS);
-    Object.assign(components, this.pushQueue?.health());
+    if (this.pushQueue) {
+      // the queue and the worker connect to one Redis: the queue answering stands for both
+      components.pushQueue = await this.pushQueue.reachable(PING_MS);
+      if (this.pushWorker) components.pushWorker = components.pushQueue && this.pushWorker.running;
+    }
     const shuttingDown = this.lifecycle.shuttingDown;
     return { ready: !shuttingDown && Object.values(components).every(Boolean), shuttingDown, components };
   }

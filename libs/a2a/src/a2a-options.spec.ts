@@ -8,7 +8,7 @@ describe('module options', () => {
     expect(optionalPackagesOf({})).toEqual([]);
     expect(optionalPackagesOf({ redis: { url: 'redis://127.0.0.1:6379' }, push: {} })).toEqual([
       { option: 'redis', packages: ['ioredis'] },
-      { option: 'push', packages: ['bullmq', 'ioredis'] },
+      { option: 'push', packages: ['@nestjs/bullmq', 'bullmq', 'ioredis'] },
     ]);
     const client = new Redis({ lazyConnect: true });
     expect(optionalPackagesOf({ redis: { client } })).toEqual([]);

@@ -31,7 +31,6 @@ import {
   type ResolvedServerOptions,
 } from './server/server-options.js';
 import type { A2ARedisOptions } from './redis/redis-connection.js';
-import { DEFAULT_KEY_PREFIX } from './redis/redis-keys.js';
 import type { TaskBackend } from './tasks/task-backend.js';
 
 /** @publicApi */
@@ -224,7 +223,7 @@ export function optionalPackagesOf(options: A2AModuleOptions): Array<{ option: s
   const needs: Array<{ option: string; packages: string[] }> = [];
   // an app's own client proves ioredis is there
   if (isPlainObject(options.redis) && options.redis.client === undefined) needs.push({ option: 'redis', packages: ['ioredis'] });
-  if (isPlainObject(options.push)) needs.push({ option: 'push', packages: ['bullmq', 'ioredis'] });
+  if (isPlainObject(options.push)) needs.push({ option: 'push', packages: ['@nestjs/bullmq', 'bullmq', 'ioredis'] });
   return needs;
 }
 
@@ -243,8 +242,17 @@ export interface CheckedA2AOptions {
  * Checks the options (every problem at once, never quoting a value) and that the optional
  * packages they need are installed, then merges the defaults level by level.
  */
-export async function checkA2AOptions(options: A2AModuleOptions = {}): Promise<CheckedA2AOptions> {
+export async function checkA2AOptions(options: A2AModuleOptions = {}, compiled: { pushQueue?: boolean } = {}): Promise<CheckedA2AOptions> {
   const problems = optionProblems(ModuleOptionsDto, options ?? {});
+  // forRootAsync says beforehand whether its options will have push: the queue is registered when the module is compiled
+  const push = isPlainObject(options) && options.push !== undefined;
+  if (compiled.pushQueue !== undefined && push !== compiled.pushQueue) {
+    problems.push(
+      push
+        ? 'push: set in the options forRootAsync made, which was not told: add `push: true` to forRootAsync({ ... }), beside useFactory'
+        : 'push: forRootAsync was given `push: true`, but its options have no push: set push (`{}` for the defaults), or remove `push: true`',
+    );
+  }
   for (const { option, packages } of optionalPackagesOf(options ?? {})) {
     const missing = await missingPackages(packages);
     if (missing.length > 0) problems.push(missingPackagesProblem(option, missing));
@@ -279,7 +287,7 @@ function withDefaults(options: A2AModuleOptions): ResolvedA2AOptions {
     tasks: { ...TASK_DEFAULTS, ...options.tasks },
     redis: options.redis,
     taskBackend: options.taskBackend,
-    push: options.push === undefined ? undefined : resolvePushOptions(options.push, options.redis?.keyPrefix ?? DEFAULT_KEY_PREFIX),
+    push: options.push === undefined ? undefined : resolvePushOptions(options.push),
     ...resolvePeersOptions(options),
   };
 }

@@ -1,12 +1,13 @@
 /**
  * Wiring of push notifications: with `push` in the options, the Redis config store, the outbox and
- * its relay (also the event listener), the BullMQ queue and its ordered worker, and the service
+ * its relay (also the event listener), the ordered worker of the BullMQ queue (the queue itself is
+ * registered through `@nestjs/bullmq`, in `push/push-queue.module.ts`), and the service
  * behind the push-config operations; without it, the
  * service that answers PushNotificationNotSupported and no listener. Nothing else branches on it.
  */
 import type { Provider } from '@nestjs/common';
 import type { ResolvedA2AOptions } from './a2a-options.js';
-import { A2A_OPTIONS, A2A_PUSH_ISSUER, A2A_PUSH_OPTIONS, A2A_PUSH_PROCESSOR, A2A_PUSH_QUEUE, A2A_PUSH_SIGNER, A2A_REDIS } from './config/a2a.constants.js';
+import { A2A_OPTIONS, A2A_PUSH_ISSUER, A2A_PUSH_OPTIONS, A2A_PUSH_PROCESSOR, A2A_PUSH_QUEUE, A2A_PUSH_SIGNER, A2A_PUSH_WORKER, A2A_REDIS } from './config/a2a.constants.js';
 import { EgressPolicy } from './net/egress-policy.js';
 import { createPinnedDispatcher } from './net/pinned-dispatcher.js';
 import { NotificationSigner } from './push/notification-signer.js';
@@ -14,7 +15,7 @@ import { PushConfigStore } from './push/push-config-store.js';
 import { PushDeadLetters, RedisPushDeadLetters } from './push/push-dead-letters.js';
 import { PushDeliveryAdmin } from './push/push-delivery-admin.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
-import { PushDeliveryQueue } from './push/push-delivery-queue.js';
+import type { PushDeliveryQueue } from './push/push-delivery-queue.js';
 import { PushDeliveryLifecycle } from './push/push-delivery.lifecycle.js';
 import { PushNotificationService } from './push/push-notification.service.js';
 import { RedisPushOutbox } from './push/push-outbox.js';
@@ -34,6 +35,9 @@ import type { RedisConnection } from './redis/redis-connection.js';
 
 /** How often each instance sweeps the push outbox for work another instance (one that died, say) left. */
 const RELAY_INTERVAL_MS = 1_000;
+
+/** The queue's registration (a global module) provides it with push on only. */
+const PUSH_QUEUE = { token: A2A_PUSH_QUEUE, optional: true };
 
 const keyPrefixOf = (options: ResolvedA2AOptions) => options.redis?.keyPrefix;
 const configTtlOf = (options: ResolvedA2AOptions, push: ResolvedPushOptions) => configRetentionMs(push, options.tasks.retentionMs);
@@ -75,12 +79,6 @@ export const PUSH_PROVIDERS: Provider[] = [
     inject: [A2A_OPTIONS, A2A_REDIS],
   },
   {
-    provide: A2A_PUSH_QUEUE,
-    useFactory: (options: ResolvedA2AOptions) =>
-      options.push && options.redis ? PushDeliveryQueue.open(options.redis, options.push, options.tasks.retentionMs) : undefined,
-    inject: [A2A_OPTIONS],
-  },
-  {
     provide: PushRelay,
     useFactory: (options: ResolvedA2AOptions, outbox: RedisPushOutbox | undefined, configs: PushConfigStore, queue: PushDeliveryQueue | undefined, tasks: TaskBackend) =>
       options.push && outbox && queue
@@ -92,7 +90,7 @@ export const PUSH_PROVIDERS: Provider[] = [
             marksInCommit: !options.taskBackend && tasks instanceof RedisTaskBackend,
           })
         : undefined,
-    inject: [A2A_OPTIONS, RedisPushOutbox, PushConfigStore, A2A_PUSH_QUEUE, TaskBackend],
+    inject: [A2A_OPTIONS, RedisPushOutbox, PushConfigStore, PUSH_QUEUE, TaskBackend],
   },
   {
     provide: A2A_PUSH_PROCESSOR,
@@ -117,7 +115,7 @@ export const PUSH_PROVIDERS: Provider[] = [
       const webhooks = new WebhookDeliveryProcessor({ configs, box: new SecretBox(push.encryptionKey), dispatcher, events, deadLetters, options: push, issuerOf, signer });
       return new OrderedPushDelivery({ configs, outbox, log: tasks.log, tasks: tasks.store, webhooks, queue, slots: new DeliverySlots(push), options: push });
     },
-    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, RedisPushOutbox, A2A_PUSH_QUEUE, TaskBackend],
+    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, RedisPushOutbox, PUSH_QUEUE, TaskBackend],
   },
   {
     provide: PushNotifications,
@@ -135,7 +133,14 @@ export const PUSH_PROVIDERS: Provider[] = [
     provide: PushDeliveryAdmin,
     useFactory: (deadLetters: PushDeadLetters | undefined, configs: PushConfigStore | undefined, outbox: RedisPushOutbox | undefined, queue: PushDeliveryQueue | undefined) =>
       deadLetters && configs && outbox && queue ? new PushDeliveryAdmin(deadLetters, configs, outbox, queue) : undefined,
-    inject: [PushDeadLetters, PushConfigStore, RedisPushOutbox, A2A_PUSH_QUEUE],
+    inject: [PushDeadLetters, PushConfigStore, RedisPushOutbox, PUSH_QUEUE],
+  },
+  {
+    provide: A2A_PUSH_WORKER,
+    // a class of `@nestjs/bullmq`'s (an optional peer): loaded with push on only
+    useFactory: async (processor: OrderedPushDelivery | undefined, queue: PushDeliveryQueue | undefined, push: ResolvedPushOptions | undefined) =>
+      processor && queue && push ? new (await import('./push/push-delivery.worker.js')).PushDeliveryWorker(processor, queue, push) : undefined,
+    inject: [A2A_PUSH_PROCESSOR, PUSH_QUEUE, A2A_PUSH_OPTIONS],
   },
   {
     provide: TASK_EVENT_LISTENERS,

@@ -33,13 +33,11 @@ import { PublicUrl } from './server/public-url.js';
 import { SecurityInventory } from './server/security/security-inventory.js';
 import { TASK_PROVIDERS } from './a2a-task.providers.js';
 import { connectRedis } from './redis/redis-connection.js';
+import { importOptionalPackages } from './config/optional-package.js';
 import { TaskManager } from './tasks/engine/task-manager.js';
 import { TaskBackend } from './tasks/task-backend.js';
 
 const PROVIDERS = [
-  // problems wait for the start-up check, which lists them with the agents' and every other
-  { provide: A2A_OPTION_CHECK, useFactory: (options: A2AModuleOptions) => checkA2AOptions(options ?? {}), inject: [A2A_MODULE_OPTIONS] },
-  { provide: A2A_OPTIONS, useFactory: (checked: CheckedA2AOptions) => checked.options, inject: [A2A_OPTION_CHECK] },
   {
     provide: A2A_REDIS,
     useFactory: (options: ResolvedA2AOptions) => (options.redis ? connectRedis(options.redis) : undefined),
@@ -69,6 +67,29 @@ const PROVIDERS = [
 ];
 
 /**
+ * The options, checked: a module of their own, so that the push queue's registration (a sibling
+ * dynamic module) injects them too; Nest makes one instance of it however often it is imported.
+ * @internal
+ */
+@Module({})
+export class A2AOptionsModule {}
+
+/** Loads the push queue's registration (and `@nestjs/bullmq`, an optional peer) only with push on. */
+async function pushQueueModule(optionsModule: DynamicModule): Promise<DynamicModule> {
+  await importOptionalPackages('push', ['@nestjs/bullmq', 'bullmq', 'ioredis']);
+  return (await import('./push/push-queue.module.js')).pushQueueModule(optionsModule);
+}
+
+/** `forRootAsync`'s own extras. @publicApi */
+export interface A2AAsyncExtras {
+  /**
+   * The options the factory gives have `push`: the module then registers the push queue and its
+   * worker with `@nestjs/bullmq`, which Nest needs to know before the factory runs. Default false.
+   */
+  push?: boolean;
+}
+
+/**
  * Publishes the app's `@A2AAgent` providers over A2A v1.0: Agent Cards, the JSON-RPC and
  * HTTP+JSON bindings with SSE streaming, and the task lifecycle behind them.
  * @publicApi
@@ -77,27 +98,37 @@ const PROVIDERS = [
 export class A2AModule extends ConfigurableA2AModule {
   static forRoot(options: typeof A2A_OPTIONS_TYPE = {}): DynamicModule {
     const peers = Array.isArray(options.peers) ? options.peers.map((peer) => peer?.name).filter((name) => typeof name === 'string') : [];
-    return A2AModule.complete(super.forRoot(options), options, peers);
+    return A2AModule.complete(super.forRoot(options), options, peers, options.push !== undefined);
   }
 
-  static forRootAsync(options: typeof A2A_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return A2AModule.complete(super.forRootAsync(options), options, []);
+  static forRootAsync(options: typeof A2A_ASYNC_OPTIONS_TYPE & A2AAsyncExtras): DynamicModule {
+    return A2AModule.complete(super.forRootAsync(options), options, [], options.push === true);
   }
 
-  private static complete(definition: DynamicModule, extras: A2AModuleExtras, peers: string[]): DynamicModule {
+  private static complete(definition: DynamicModule, extras: A2AModuleExtras, peers: string[], push: boolean): DynamicModule {
     const paths = resolveA2APaths(extras.paths);
     const guards = extras.guards ?? [];
     const publicRouteMetadata = extras.publicRouteMetadata === undefined ? [] : [extras.publicRouteMetadata].flat();
     const clients = [...new Set([...peers, ...(extras.clients ?? [])])];
     const clientTokens = clientProviders(clients);
     const { controllers, platformRoutes } = createA2AControllers(paths, { guards, publicRouteMetadata });
-    return {
-      ...definition,
-      global: extras.isGlobal,
-      imports: [...(definition.imports ?? []), DiscoveryModule],
-      controllers,
+    const optionsModule: DynamicModule = {
+      module: A2AOptionsModule,
+      imports: definition.imports ?? [],
       providers: [
         ...(definition.providers ?? []),
+        // problems wait for the start-up check, which lists them with the agents' and every other
+        { provide: A2A_OPTION_CHECK, useFactory: (options: A2AModuleOptions) => checkA2AOptions(options ?? {}, { pushQueue: push }), inject: [A2A_MODULE_OPTIONS] },
+        { provide: A2A_OPTIONS, useFactory: (checked: CheckedA2AOptions) => checked.options, inject: [A2A_OPTION_CHECK] },
+      ],
+      exports: [A2A_OPTION_CHECK, A2A_OPTIONS],
+    };
+    return {
+      module: definition.module,
+      global: extras.isGlobal,
+      imports: [optionsModule, DiscoveryModule, ...(push ? [pushQueueModule(optionsModule)] : [])],
+      controllers,
+      providers: [
         { provide: A2A_ROUTES, useValue: paths },
         { provide: A2A_GUARDS, useValue: guards },
         { provide: A2A_CLIENT_NAMES, useValue: clients },
@@ -112,7 +143,8 @@ export class A2AModule extends ConfigurableA2AModule {
         TaskBackend,
         A2ARequestHandler,
         AgentCardService,
-        A2A_OPTIONS,
+        // A2A_OPTIONS, from the options module
+        A2AOptionsModule,
         A2A_REDIS,
         PushDeliveryEvents,
         PushDeadLetters,

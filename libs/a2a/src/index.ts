@@ -7,7 +7,7 @@
  */
 
 // the module and its options
-export { A2AModule } from './a2a.module.js';
+export { A2AModule, type A2AAsyncExtras } from './a2a.module.js';
 export type { A2AModuleExtras, A2AModuleOptions, A2ATaskOptions, ResolvedA2AOptions } from './a2a-options.js';
 export type { A2APathOptions } from './server/a2a-paths.js';
 export type { A2ACardOptions, A2ALimitOptions, A2APublicRouteMetadata, A2AServerExtras, A2AShutdownOptions, A2ASigningOptions, A2AStreamingOptions } from './server/server-options.js';
@@ -17,7 +17,7 @@ export type { A2ACredentialsOptions, A2AOutboundOptions, A2APeerOptions } from '
 export type { A2ARedisOptions } from './redis/redis-connection.js';
 export type { EgressPolicyOptions } from './net/egress-policy.js';
 export { REDIS_FAIL_FAST_OPTIONS } from './redis/redis-connection.js';
-export { A2A_OPTIONS, InjectA2AOptions } from './config/a2a.constants.js';
+export { A2A_OPTIONS, A2A_PUSH_QUEUE_NAME, InjectA2AOptions } from './config/a2a.constants.js';
 export { A2AConfigurationError } from './config/a2a-configuration.error.js';
 export type { A2AHttpServerOptions } from './server/http-server-options.js';
 

@@ -38,7 +38,6 @@ export const VALUE_OPTIONS = new Set([
   // push
   'redis-env',
   'prefix',
-  'queue',
   'queue-prefix',
   'retry-schedule',
   'limit',

@@ -6,7 +6,9 @@
 import type { Redis } from 'ioredis';
 import { PushDeliveryAdmin } from '../push/push-delivery-admin.js';
 import { RedisPushDeadLetters } from '../push/push-dead-letters.js';
-import { PushDeliveryQueue } from '../push/push-delivery-queue.js';
+import { A2A_PUSH_QUEUE_NAME } from '../config/a2a.constants.js';
+import { importOptionalPackages } from '../config/optional-package.js';
+import { PushDeliveryQueue, PushQueueConnection } from '../push/push-delivery-queue.js';
 import { RedisPushOutbox } from '../push/push-outbox.js';
 import { resolvePushOptions } from '../push/push-options.js';
 import { RedisPushConfigStore } from '../push/redis-push-config-store.js';
@@ -22,7 +24,6 @@ export const PUSH_USAGE = `  push dead-letters           the newest dead letters
 
 export const PUSH_OPTIONS_USAGE = `  --redis-env <VAR>           push: the app's Redis URL is in $VAR (default REDIS_URL)
   --prefix <prefix>           push: the app's Redis key prefix (default a2a:)
-  --queue <name>              push redeliver: the app's push queue name (default a2a-push)
   --queue-prefix <prefix>     push redeliver: its BullMQ prefix (default <prefix>bull)
   --retry-schedule <delays>   push redeliver: the app's retry schedule (attempts of the redelivery)
   --limit <n>                 push dead-letters: how many (default 20)
@@ -52,8 +53,12 @@ export async function runPushCommand(args: ParsedArgs, env: NodeJS.ProcessEnv, p
     // the queue connects only for a redelivery: the other commands read Redis and change nothing
     const lazyQueue = {
       add: async (jobs: Parameters<PushDeliveryQueue['add']>[0]) => {
-        const options = resolvePushOptions({ retrySchedule: one('retry-schedule'), queueName: one('queue'), queuePrefix: one('queue-prefix') }, prefix);
-        queue ??= await PushDeliveryQueue.open({ url }, options, 60 * 60 * 1000);
+        const options = resolvePushOptions({ retrySchedule: one('retry-schedule') });
+        if (!queue) {
+          const [{ Queue }] = await importOptionalPackages<[typeof import('bullmq')]>('push redeliver', ['bullmq']);
+          const connection = new PushQueueConnection().fromModuleRedis({ url });
+          queue = new PushDeliveryQueue(new Queue(A2A_PUSH_QUEUE_NAME, { connection, prefix: one('queue-prefix') ?? `${prefix}bull` }), options, 60 * 60 * 1000);
+        }
         await queue.add(jobs);
       },
     };
@@ -65,7 +70,7 @@ export async function runPushCommand(args: ParsedArgs, env: NodeJS.ProcessEnv, p
     );
     return await run(admin, what, rest[0], one, print);
   } finally {
-    await queue?.close();
+    await queue?.queue.close();
     await quit(client);
   }
 }

@@ -39,8 +39,19 @@ export const A2A_CLIENT_NAMES = Symbol('A2A:CLIENT_NAMES');
 /** The resolved push options (`ResolvedPushOptions`), or undefined with push off. */
 export const A2A_PUSH_OPTIONS = Symbol('A2A:PUSH_OPTIONS');
 
-/** The delivery queue (`PushDeliveryQueue`), or undefined with push off. */
+/**
+ * The name of the BullMQ queue of push deliveries, registered through `@nestjs/bullmq` when push is
+ * on: `@InjectQueue(A2A_PUSH_QUEUE_NAME) queue: Queue` in the app (to mount it in bull-board, or
+ * listen to it). Its keys are `{queuePrefix}:a2a-push:*`.
+ * @publicApi
+ */
+export const A2A_PUSH_QUEUE_NAME = 'a2a-push';
+
+/** The module's view of the delivery queue (`PushDeliveryQueue`), provided with push on. */
 export const A2A_PUSH_QUEUE = Symbol('A2A:PUSH_QUEUE');
+
+/** The worker of the delivery queue (`PushDeliveryWorker`), or undefined with push off. */
+export const A2A_PUSH_WORKER = Symbol('A2A:PUSH_WORKER');
 
 /** The worker's processor (`WebhookDeliveryProcessor`), or undefined with push off. */
 export const A2A_PUSH_PROCESSOR = Symbol('A2A:PUSH_PROCESSOR');

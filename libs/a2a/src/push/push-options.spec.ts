@@ -38,8 +38,7 @@ describe('push options', () => {
       egress: {},
       signing: undefined,
       encryptionKey: undefined,
-      queueName: 'a2a-push',
-      queuePrefix: 'a2a:bull',
+      queuePrefix: undefined,
       concurrency: 16,
       maxInFlightPerHost: 4,
       maxInFlightPerCaller: 8,
@@ -55,8 +54,8 @@ describe('push options', () => {
     expect(problemsOf({ redis, push: { maxInFlightPerHost: 0, maxInFlightPerCaller: 1.5 } })).toHaveLength(2);
   });
 
-  it('puts the queue under the module key prefix', () => {
-    expect(resolveA2AOptions({ redis: { ...redis, keyPrefix: 'app1:' }, push: {} }).push?.queuePrefix).toBe('app1:bull');
+  it('keeps a given queue prefix (the default depends on the connection: see push-queue.module)', () => {
+    expect(resolveA2AOptions({ redis, push: { queuePrefix: 'app1:bull' } }).push?.queuePrefix).toBe('app1:bull');
   });
 
   it('needs redis', () => {
@@ -71,7 +70,7 @@ describe('push options', () => {
         jitter: 2,
         attemptTimeoutMs: 5,
         maxResponseBytes: -1,
-        queueName: 'a:b',
+        ...{ queueName: 'a2a-push' },
         concurrency: 0,
         encryptionKey: 'not-a-key-SECRETVALUE',
         egress: { allowHosts: ['not a host/'], allowPorts: [0] },
@@ -83,7 +82,7 @@ describe('push options', () => {
       'push.jitter: must be a number from 0 to 1',
       'push.attemptTimeoutMs: must be an integer from 100 to 300000 (ms)',
       'push.maxResponseBytes: must be an integer from 0 to 1048576',
-      'push.queueName: must be letters, digits, . _ - (no colon)',
+      'push.queueName: the queue is always named a2a-push (A2A_PUSH_QUEUE_NAME, which @InjectQueue names): remove queueName, and give each app that shares a Redis its own queuePrefix',
       'push.concurrency: must be an integer from 1 to 1000',
       'push.encryptionKey: must be 32 bytes (a Buffer, or 32 bytes as base64 or hex text)',
       'push.egress: allowHosts: "not a host/" is neither a host name, an IP address nor a CIDR range',

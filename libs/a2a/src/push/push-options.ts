@@ -61,9 +61,11 @@ export interface A2APushOptions {
    * config are stored encrypted with it (AES-256-GCM). Without it they are stored as given.
    */
   encryptionKey?: string | Uint8Array;
-  /** BullMQ queue name. Default `a2a-push`. */
-  queueName?: string;
-  /** BullMQ key prefix. Default: the redis `keyPrefix` followed by `bull` (`a2a:bull`). */
+  /**
+   * BullMQ key prefix of the queue (`A2A_PUSH_QUEUE_NAME`, always `a2a-push`). Default: on the
+   * module's Redis, the redis `keyPrefix` followed by `bull` (`a2a:bull`); on the app's own
+   * `BullModule.forRoot` connection, that configuration's `prefix` (BullMQ's default `bull`).
+   */
   queuePrefix?: string;
   /** Deliveries in flight at once per instance. Default 16. */
   concurrency?: number;
@@ -93,8 +95,8 @@ export interface ResolvedPushOptions {
   egress: EgressPolicyOptions;
   signing?: ResolvedPushSigning;
   encryptionKey?: Buffer;
-  queueName: string;
-  queuePrefix: string;
+  /** Only when given (see `A2APushOptions.queuePrefix` for the defaults). */
+  queuePrefix?: string;
   concurrency: number;
   maxInFlightPerHost: number;
   maxInFlightPerCaller: number;
@@ -146,7 +148,8 @@ export class PushOptionsDto {
   @IntegerOption(100, 300_000, 'ms') attemptTimeoutMs?: unknown;
   @IntegerOption(0, 1_048_576) maxResponseBytes?: unknown;
   @IntegerOption(0, 7 * 86_400_000, 'ms') retryAfterCapMs?: unknown;
-  @StringOption('must be letters, digits, . _ - (no colon)', /^[A-Za-z0-9._-]{1,100}$/) queueName?: unknown;
+  @Check(() => false, 'the queue is always named a2a-push (A2A_PUSH_QUEUE_NAME, which @InjectQueue names): remove queueName, and give each app that shares a Redis its own queuePrefix')
+  queueName?: unknown;
   @StringOption('must be a non-empty string') queuePrefix?: unknown;
   @IntegerOption(1, 1000) concurrency?: unknown;
   @IntegerOption(1, 1000) maxInFlightPerHost?: unknown;
@@ -166,11 +169,8 @@ function retryScheduleProblems(input: unknown): string[] {
   return problems.map((problem) => problem.replace(/^: /, ''));
 }
 
-/**
- * The push options with every default filled in. `keyPrefix`: the module's Redis key prefix, the
- * default queue prefix's start. The options must have passed {@link PushOptionsDto}.
- */
-export function resolvePushOptions(push: A2APushOptions, keyPrefix: string): ResolvedPushOptions {
+/** The push options with every default filled in. The options must have passed {@link PushOptionsDto}. */
+export function resolvePushOptions(push: A2APushOptions): ResolvedPushOptions {
   const attemptTimeoutMs = push.attemptTimeoutMs ?? 15_000;
   const concurrency = push.concurrency ?? 16;
   const signing = push.signing;
@@ -183,8 +183,7 @@ export function resolvePushOptions(push: A2APushOptions, keyPrefix: string): Res
     egress: push.egress ?? {},
     signing: signing && { key: signing.key, alg: algOf(signing)!, kid: kidOf(signing)!, issuer: signing.issuer, expiresInSeconds: signing.expiresInSeconds ?? 300 },
     encryptionKey: push.encryptionKey === undefined ? undefined : parseEncryptionKey(push.encryptionKey),
-    queueName: push.queueName ?? 'a2a-push',
-    queuePrefix: push.queuePrefix ?? `${keyPrefix}bull`,
+    queuePrefix: push.queuePrefix,
     concurrency,
     maxInFlightPerHost: push.maxInFlightPerHost ?? Math.max(1, Math.ceil(concurrency / 4)),
     maxInFlightPerCaller: push.maxInFlightPerCaller ?? Math.max(1, Math.ceil(concurrency / 2)),

@@ -60,7 +60,6 @@ const OPTIONS: ResolvedPushOptions = {
   maxResponseBytes: 64,
   retryAfterCapMs: 3_600_000,
   egress: {},
-  queueName: 'q',
   queuePrefix: 'p',
   concurrency: 1,
   maxInFlightPerHost: 1,
