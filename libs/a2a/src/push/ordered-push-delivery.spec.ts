@@ -7,7 +7,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { A2A_PUSH_QUEUE_NAME } from '../config/a2a.constants.js';
 import { EgressPolicy } from '../net/egress-policy.js';
 import { createPinnedDispatcher } from '../net/pinned-dispatcher.js';
 import { connectClient, deleteKeys, REDIS_URL, uniquePrefix } from '../redis/testing/redis-test-support.js';
@@ -18,7 +20,7 @@ import { startWebhookReceiver, type ReceiverReply, type WebhookReceiver } from '
 import { DeliverySlots } from './delivery-slots.js';
 import { OrderedPushDelivery } from './ordered-push-delivery.js';
 import { RedisPushDeadLetters } from './push-dead-letters.js';
-import { DeliveryDeferredError, PushDeliveryQueue } from './push-delivery-queue.js';
+import { DeliveryDeferredError, PushDeliveryQueue, PushQueueConnection } from './push-delivery-queue.js';
 import { PushDeliveryEvents } from './push-delivery-events.js';
 import { webhookIdOf } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
@@ -40,7 +42,6 @@ const OPTIONS: ResolvedPushOptions = {
   maxResponseBytes: 64,
   retryAfterCapMs: 3_600_000,
   egress: { allowHttp: true, allowHosts: ['127.0.0.1'] },
-  queueName: 'ordered',
   queuePrefix: `${prefix}bull`,
   concurrency: 1,
   maxInFlightPerHost: 4,
@@ -68,7 +69,7 @@ beforeAll(async () => {
   stores = await connectClient();
   stores.on('error', () => undefined);
   receiver = await startWebhookReceiver(() => reply());
-  queue = await PushDeliveryQueue.open({ url: REDIS_URL }, OPTIONS, 60_000);
+  queue = new PushDeliveryQueue(new Queue(A2A_PUSH_QUEUE_NAME, { connection: new PushQueueConnection().fromModuleRedis({ url: REDIS_URL }), prefix: OPTIONS.queuePrefix }), OPTIONS, 60_000);
   dispatcher = createPinnedDispatcher(new EgressPolicy(OPTIONS.egress));
   const configs = new RedisPushConfigStore(stores, { keyPrefix: prefix });
   outbox = new RedisPushOutbox(stores, { keyPrefix: prefix });
@@ -103,7 +104,7 @@ beforeEach(async () => {
 
 afterAll(async () => {
   await receiver.close();
-  await queue.close();
+  await queue.queue.close();
   await dispatcher.close();
   if (stores.status === 'ready') stores.disconnect();
   await deleteKeys(redis, prefix);
@@ -133,7 +134,7 @@ function answerThenLoseRedis(status: number): () => ReceiverReply {
 }
 
 const cursorOf = async (taskId: string) => (await new RedisPushOutbox(redis, { keyPrefix: prefix }).cursor(scope, taskId, 'cfg')) ?? 0;
-const nextJobQueued = async (taskId: string) => (await redis.exists(`${OPTIONS.queuePrefix}:${OPTIONS.queueName}:${webhookIdOf(taskId, 2, 'cfg')}`)) === 1;
+const nextJobQueued = async (taskId: string) => (await redis.exists(`${OPTIONS.queuePrefix}:${A2A_PUSH_QUEUE_NAME}:${webhookIdOf(taskId, 2, 'cfg')}`)) === 1;
 
 describe('OrderedPushDelivery with Redis lost', () => {
   it('sends nothing and counts no attempt when Redis is unreachable before the POST; the last attempt is still made after', async () => {

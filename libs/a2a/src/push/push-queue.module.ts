@@ -26,7 +26,7 @@ type HostBullConfig = Partial<RegisterQueueOptions>;
 function queueOptions(checked: CheckedA2AOptions, connection: PushQueueConnection, host: HostBullConfig | undefined): RegisterQueueOptions {
   const { options, problems } = checked;
   if (problems.length > 0 || !options.push || !options.redis) {
-    // the start-up check fails with the options' problems: a queue that never connects meanwhile
+    // the start-up check fails with the options' problems; openQueue closes this queue at once
     return { connection: { lazyConnect: true }, skipWaitingForReady: true, skipVersionCheck: true };
   }
   const prefix = options.push.queuePrefix;
@@ -40,7 +40,12 @@ function queueOptions(checked: CheckedA2AOptions, connection: PushQueueConnectio
  */
 async function openQueue(queue: Queue<PushJobData, PushJobOutcome>, checked: CheckedA2AOptions, connection: PushQueueConnection, host: HostBullConfig | undefined): Promise<PushDeliveryQueue | undefined> {
   const { options, problems } = checked;
-  if (problems.length > 0 || !options.push || !options.redis) return undefined;
+  if (problems.length > 0 || !options.push || !options.redis) {
+    // start-up fails with the options' problems; BullMQ connects even a lazy queue, so close it
+    connection.giveUp();
+    await bounded(queue.close(), 1_000);
+    return undefined;
+  }
   const delivery = new PushDeliveryQueue(queue, options.push, options.tasks.retentionMs, connection);
   if (await delivery.reachable(CONNECT_MS)) return delivery;
   connection.giveUp();
