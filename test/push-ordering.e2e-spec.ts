@@ -64,7 +64,9 @@ describe('ordered delivery per (task, config)', () => {
     let down = true;
     receiver = await startWebhookReceiver(() => (down ? { destroy: true } : { status: 200 }));
     const tasks = await sendTasks(6, (i) => `/down/${i}`);
-    await sleep(800); // several failed attempts of each task's first event
+    // several failed attempts of each task's first event (waited for, not slept: under load the first
+    // attempts can come late, and a fixed 800 ms once saw only one before the receiver came back)
+    await receiver.waitFor((r) => tasks.every((_, i) => r.filter((x) => x.path === `/down/${i}`).length >= 2), 15_000);
     down = false;
     await receiver.waitFor((r) => tasks.every((_, i) => r.filter((x) => x.path === `/down/${i}` && stateOf(x) === 'TASK_STATE_COMPLETED').length > 0), 15_000);
     await sleep(300);
