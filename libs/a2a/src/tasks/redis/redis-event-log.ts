@@ -19,7 +19,7 @@ import { RedisTaskKeys } from './redis-task-keys.js';
 import { assertRedisBackendUsable, type RedisTaskBackendOptions } from './redis-task-options.js';
 import { APPEND_EVENT } from './redis-task-scripts.js';
 import { streamsOf, toLoggedEvent } from './redis-stream-replies.js';
-import { EventLogFollower, WAIT } from '../event-log-follower.js';
+import { RedisFollower, type Feed, type Follower } from './redis-follower.js';
 
 /** Entries one XREAD takes per stream, and one XRANGE page. */
 const READ_BATCH = 100;
@@ -35,28 +35,6 @@ const RETRY_MAX_MS = 2_000;
 const CLOSE_WAIT_MS = 1_000;
 /** CLIENT UNBLOCK attempts while the XREAD is still on its way to the server. */
 const UNBLOCK_ATTEMPTS = 200;
-
-/** What the reader sees of one `follow()` call. */
-interface Follower {
-  /** The next sequence number it yields. */
-  readonly nextSeq: number;
-  /** Events the reader delivered and the follower has not taken, in order. */
-  readonly queue: LoggedEvent[];
-  /** Events up to this seq exist in the stream; those not queued are read with XRANGE. */
-  mustReadTo: number;
-  /** Resumes the follower if it waits for the reader (or for its abort, or for close). */
-  wake(): void;
-}
-
-/** A followed log: what the reader reads for it, and who gets what it reads. */
-interface Feed {
-  readonly key: string;
-  /** The last seq the reader has delivered; the next XREAD asks for entries after it. */
-  cursor: number;
-  readonly followers: Set<Follower>;
-  /** Has an XREAD asked for this log yet? Until then nothing was delivered and the cursor may move back. */
-  read: boolean;
-}
 
 /** The XREAD in flight. */
 interface PendingRead {
@@ -120,7 +98,7 @@ export class RedisEventLog implements EventLog {
     return redisCall(() => this.range(this.keys.log(taskId), Math.max(1, fromSeq), toSeq));
   }
 
-  /** A {@link RedisFollower} ({@link EventLogFollower}: no generator frame per open stream). */
+  /** A `RedisFollower` (an `EventLogFollower`: no generator frame per open stream). */
   follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterableIterator<LoggedEvent> {
     return new RedisFollower(this, this.keys.log(taskId), Number.isFinite(afterSeq) ? Math.max(0, Math.floor(afterSeq)) : 0, signal);
   }
@@ -352,70 +330,4 @@ export class RedisEventLog implements EventLog {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/**
- * One `follow()` of a Redis log: what the reader delivers, in order, and what it passed over read
- * with XRANGE. It is in its feed's followers for its whole life.
- */
-class RedisFollower extends EventLogFollower implements Follower {
-  nextSeq: number;
-  readonly queue: LoggedEvent[] = [];
-  mustReadTo = 0;
-  /** An XRANGE page being yielded. */
-  private page: LoggedEvent[] = [];
-  private feed?: Feed;
-
-  constructor(
-    private readonly log: RedisEventLog,
-    private readonly key: string,
-    afterSeq: number,
-    signal: AbortSignal,
-  ) {
-    super(signal);
-    this.nextSeq = afterSeq + 1;
-    if (this.start()) this.feed = log.subscribe(key, afterSeq, this);
-  }
-
-  protected override closed(): boolean {
-    return this.log.isClosed;
-  }
-
-  protected take(): IteratorResult<LoggedEvent> | Promise<void> | typeof WAIT {
-    while (this.page.length > 0) {
-      const logged = this.page.shift()!;
-      if (logged.seq !== this.nextSeq) continue;
-      this.nextSeq++;
-      return { done: false, value: logged };
-    }
-    const { queue } = this;
-    while (queue.length > 0 && queue[0].seq < this.nextSeq) queue.shift(); // read meanwhile with XRANGE
-    const head = queue[0];
-    if (head?.seq === this.nextSeq) {
-      queue.shift();
-      this.nextSeq++;
-      return { done: false, value: head };
-    }
-    // events before the head of the queue (or before what the reader has passed) are in the stream
-    const gapEnd = head ? head.seq - 1 : this.mustReadTo;
-    return gapEnd >= this.nextSeq ? this.readGap(gapEnd) : WAIT;
-  }
-
-  private async readGap(gapEnd: number): Promise<void> {
-    const from = this.nextSeq;
-    const page = await this.log.range(this.key, from, gapEnd);
-    if (page.length === 0 || page[0].seq !== from) {
-      // the entries are gone (the log expired and started again): say so and go on from what exists
-      this.log.warnGap(from, gapEnd);
-      this.nextSeq = page[0]?.seq ?? gapEnd + 1;
-    }
-    this.page = page;
-  }
-
-  protected stop(): void {
-    if (this.feed) this.log.unsubscribe(this.feed, this);
-    this.feed = undefined;
-    this.queue.length = 0;
-    this.page = [];
-  }
 }
