@@ -48,6 +48,13 @@ describe('taskView', () => {
     expect(TASK).toEqual(snapshot);
   });
 
+  it('a whole task (no historyLength, artifacts kept) is the stored task itself, and a cut one is a copy', () => {
+    expect(taskView(TASK)).toBe(TASK);
+    expect(taskView(TASK, { includeArtifacts: true })).toBe(TASK);
+    expect(taskView(TASK, { historyLength: 3 })).not.toBe(TASK);
+    expect(taskView({ ...TASK, history: [] })).not.toHaveProperty('history');
+  });
+
   it('a task without history or artifacts has neither key', () => {
     const bare: Task = { id: 't', status: { state: 'TASK_STATE_SUBMITTED' }, history: [], artifacts: [] };
     const view = taskView(bare, { historyLength: 5, includeArtifacts: true });

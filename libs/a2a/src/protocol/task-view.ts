@@ -9,7 +9,12 @@ export interface TaskViewOptions {
 }
 
 export function taskView(task: Task, options: TaskViewOptions = {}): Task {
-  const { history, artifacts, ...rest } = task;
+  const { history, artifacts } = task;
+  // the usual case (a whole task, nothing to leave out or cut) is the task itself: tasks are never changed in place
+  const wholeHistory = history === undefined || (history.length > 0 && options.historyLength === undefined);
+  const sameArtifacts = artifacts === undefined || (artifacts.length > 0 && options.includeArtifacts !== false);
+  if (wholeHistory && sameArtifacts) return task;
+  const { history: _history, artifacts: _artifacts, ...rest } = task;
   const view: Task = { ...rest };
   if (history && history.length > 0 && options.historyLength !== 0) {
     view.history = options.historyLength === undefined ? history : history.slice(-options.historyLength);

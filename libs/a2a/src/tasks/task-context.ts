@@ -97,7 +97,8 @@ export class TaskContext<User = unknown> {
   private readonly turn: TaskContextInit['turn'];
   private readonly init: TaskContextInit;
   private readonly newId: () => string;
-  private readonly defaultArtifactId: string;
+  /** The artifact `appendText`/`appendParts` stream into when given none; drawn when first needed (most turns never stream). */
+  private defaultArtifact?: string;
   /** Streamed artifacts that have had a first chunk and no last chunk yet. */
   private readonly openArtifacts = new Set<string>();
   private steps = 0;
@@ -115,7 +116,6 @@ export class TaskContext<User = unknown> {
     this.metadata = init.metadata;
     this.turn = init.turn;
     this.newId = init.newId;
-    this.defaultArtifactId = init.newId();
   }
 
   /** The text parts of the incoming message, joined by newlines. */
@@ -177,7 +177,7 @@ export class TaskContext<User = unknown> {
 
   /** Streams parts into an artifact: the first chunk creates it, later chunks append. */
   appendParts(parts: Part[], options: ArtifactChunkOptions = {}): Promise<void> {
-    const artifactId = options.artifactId ?? this.defaultArtifactId;
+    const artifactId = options.artifactId ?? (this.defaultArtifact ??= this.newId());
     const append = this.openArtifacts.has(artifactId);
     if (options.lastChunk) this.openArtifacts.delete(artifactId);
     else this.openArtifacts.add(artifactId);

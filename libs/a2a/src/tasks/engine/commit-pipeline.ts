@@ -61,6 +61,16 @@ export class CommitPipeline {
    * with the event's sequence number once it is stored.
    */
   push(event: StreamResponse): Promise<number> {
+    const stored = this.add(event);
+    const seq = this.stored!.seq;
+    return stored.then(() => seq);
+  }
+
+  /**
+   * {@link push} without a promise of the event's own: resolves (or fails) with the commit of the
+   * event's batch, one promise shared by every event in it, already handled when nobody awaits it.
+   */
+  add(event: StreamResponse): Promise<StoredTask> {
     if (!this.batch) {
       this.batch = { base: this.stored, events: [], done: deferred<StoredTask>() };
       setImmediate(this.flushNow);
@@ -69,7 +79,7 @@ export class CommitPipeline {
     batch.events.push(event);
     const seq = (this.stored?.seq ?? 0) + 1;
     this.stored = { task: applyEvent(this.stored?.task, event)!, scope: this.scope, seq, version: (batch.base?.version ?? 0) + 1 };
-    return batch.done.promise.then(() => seq);
+    return batch.done.promise;
   }
 
   /** Issues the queued events as one commit, after the commits before it. */

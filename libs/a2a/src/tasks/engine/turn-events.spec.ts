@@ -31,6 +31,14 @@ describe('turn events', () => {
     expect(JSON.parse(JSON.stringify(artifactEvent('t', 'c', artifact, append, lastChunk)))).toEqual({ artifactUpdate: { taskId: 't', contextId: 'c', artifact, ...flags } });
   });
 
+  it('isoTime is RFC 3339 in UTC with milliseconds, the same text again for the same instant, a new one for the next', () => {
+    expect(isoTime(0)).toBe('1970-01-01T00:00:00.000Z');
+    expect(isoTime(AT)).toBe(new Date(AT).toISOString());
+    expect(isoTime(AT)).toBe(isoTime(AT));
+    expect(isoTime(AT + 1)).toBe(new Date(AT + 1).toISOString());
+    expect(isoTime(AT)).toBe(new Date(AT).toISOString());
+  });
+
   it('a new task opens in SUBMITTED with the incoming message, carrying the ids the server assigned', () => {
     const message = userMessageOf(user, 't', 'c');
     expect(message).toEqual({ ...user, taskId: 't', contextId: 'c' });

@@ -101,7 +101,11 @@ export function openingTask(prior: Task | undefined, taskId: string, contextId: 
   return { ...base, status, history };
 }
 
+/** The last time formatted: a busy server stamps many events within one millisecond. */
+let lastTime = { ms: Number.NaN, text: '' };
+
 /** Milliseconds since the epoch as RFC 3339. */
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastTime.ms) lastTime = { ms, text: new Date(ms).toISOString() };
+  return lastTime.text;
 }

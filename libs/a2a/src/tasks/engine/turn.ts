@@ -258,22 +258,18 @@ export class Turn {
       this.deps.logger.debug?.(`Event for finished task ${this.taskId} dropped`);
       return;
     }
-    await this.open();
+    if (this.state === 'new') await this.open();
     const event = build();
-    const written = this.pipeline.push(event);
+    // a failed commit is recorded by the pipeline and fails the next helper: only a settling state waits for it
+    const written = this.pipeline.add(event);
     const state = 'statusUpdate' in event ? event.statusUpdate.status.state : undefined;
-    if (state === undefined) {
-      written.catch(() => undefined); // a failed commit is recorded by the pipeline and fails the next helper
-      return;
-    }
+    if (state === undefined) return;
     const ends = isTerminalState(state);
     const interrupts = isInterruptedState(state);
     this.moveTo(ends ? 'closed' : interrupts ? 'interrupted' : 'open');
     if (ends || interrupts) {
       await written;
       this.settledDeferred.resolve();
-    } else {
-      written.catch(() => undefined);
     }
   }
 

@@ -16,10 +16,12 @@ interface Log {
 /** @publicApi */
 export class InMemoryEventLog implements EventLog {
   private readonly logs = new Map<string, Log>();
-  private readonly retention: TerminalRetention;
+  /** None when the log's owner lets each log go with its task. */
+  private readonly retention?: TerminalRetention;
 
-  constructor(options: RetentionOptions = DEFAULT_RETENTION) {
-    this.retention = new TerminalRetention(options, (id) => this.drop(id));
+  /** `options` bound the logs of finished tasks; `'kept-by-owner'`: logs stay until {@link drop}. */
+  constructor(options: RetentionOptions | 'kept-by-owner' = DEFAULT_RETENTION) {
+    if (options !== 'kept-by-owner') this.retention = new TerminalRetention(options, (id) => this.drop(id));
   }
 
   async append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number> {
@@ -41,7 +43,7 @@ export class InMemoryEventLog implements EventLog {
       ends ||= isTerminalEvent(event);
     }
     wakeFollowers(log);
-    if (ends) this.retention.finished(taskId);
+    if (ends) this.retention?.finished(taskId);
     return seq;
   }
 
@@ -70,13 +72,13 @@ export class InMemoryEventLog implements EventLog {
     const log = this.logs.get(taskId);
     if (!log) return;
     this.logs.delete(taskId);
-    this.retention.forget(taskId);
+    this.retention?.forget(taskId);
     log.dropped = true;
     wakeFollowers(log);
   }
 
   close(): void {
-    this.retention.close();
+    this.retention?.close();
   }
 
   /** Followers waiting for an append, over every log: 0 once every stream has ended (diagnostics, leak tests). */

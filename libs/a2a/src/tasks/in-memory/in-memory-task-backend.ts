@@ -19,8 +19,9 @@ export class InMemoryTaskBackend implements TaskBackend {
 
   constructor(options: InMemoryTaskStoreOptions = DEFAULT_RETENTION) {
     this.store = new InMemoryTaskStore(options);
-    this.log = new InMemoryEventLog(options);
-    // a task the store lets go (expired, evicted for room) takes its log with it
+    // the store keeps tasks (by time, count and bytes) and a task it lets go takes its log with it:
+    // the log needs no retention of its own, which would only track every task a second time
+    this.log = new InMemoryEventLog('kept-by-owner');
     this.store.onDrop((taskId) => this.log.drop(taskId));
   }
 

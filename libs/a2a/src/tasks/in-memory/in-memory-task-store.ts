@@ -171,6 +171,7 @@ export class InMemoryTaskStore implements TaskStore {
   }
 }
 
+/** One key per (scope, contextId), whatever characters they hold: each of the first three is length-prefixed. */
 function contextKey(scope: TaskScope, contextId: string): string {
-  return JSON.stringify([scope.agent, scope.tenant, scope.subject, contextId]);
+  return `${scope.agent.length}:${scope.agent}${scope.tenant.length}:${scope.tenant}${scope.subject.length}:${scope.subject}${contextId}`;
 }
