@@ -119,6 +119,18 @@ export function fieldEntries(schema: Schema): ReadonlyArray<readonly [string, Fi
 
 const ENTRIES = new WeakMap<Schema, ReadonlyArray<readonly [string, FieldSpec]>>();
 
+/** A schema's oneofs as [name, spec] pairs, made once per schema (the decoder checks them for every message). */
+export function oneofEntries(schema: Schema): ReadonlyArray<readonly [string, OneofSpec]> {
+  let entries = ONEOF_ENTRIES.get(schema);
+  if (entries === undefined) {
+    entries = Object.entries(schema.oneofs ?? {});
+    ONEOF_ENTRIES.set(schema, entries);
+  }
+  return entries;
+}
+
+const ONEOF_ENTRIES = new WeakMap<Schema, ReadonlyArray<readonly [string, OneofSpec]>>();
+
 /** The discriminator of a union's variant (a schema error, not an input one, when it has none). */
 export function discriminatorOf(variant: Schema, union: Schema): Discriminator {
   if (variant.discriminator === undefined) throw new TypeError(`${union.name}: variant ${variant.name} has no discriminator`);

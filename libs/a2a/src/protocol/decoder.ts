@@ -7,7 +7,7 @@
  * {@link MAX_VIOLATIONS} violations, the work a request costs is bounded by the limits and not by
  * its size.
  */
-import { discriminatorOf, fieldEntries, isDefault, type FieldSpec, type Schema } from './codec-schema.js';
+import { discriminatorOf, fieldEntries, isDefault, oneofEntries, type FieldSpec, type Schema } from './codec-schema.js';
 import { DecodeBounds, type DecodeLimits } from './decode-limits.js';
 import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { isPlainObject, setEntry } from './json-value.js';
@@ -86,9 +86,10 @@ class Decoder {
       else out[key] = value;
     }
     const seen = new Set<string>();
-    /** Fields whose value was refused: already reported, so not "required" again. */
-    const refused = new Set<string>();
-    for (const [rawKey, rawValue] of Object.entries(input)) {
+    /** Fields whose value was refused: already reported, so not "required" again (made at the first one). */
+    let refused: Set<string> | undefined;
+    for (const rawKey of Object.keys(input)) {
+      const rawValue = input[rawKey];
       const key = fieldName(schema, rawKey);
       const spec = schema.fields[key];
       if (!spec) continue; // unknown fields are ignored (spec §5.7)
@@ -100,7 +101,7 @@ class Decoder {
       seen.add(key);
       const before = this.violations.length;
       const value = this.field(spec, rawValue, fieldPath);
-      if (this.violations.length > before) refused.add(key);
+      if (this.violations.length > before) (refused ??= new Set()).add(key);
       if (value !== undefined) out[key] = value;
     }
     this.checkRequired(schema, out, path, refused);
@@ -203,10 +204,10 @@ class Decoder {
     return new Date(time).toISOString();
   }
 
-  private checkRequired(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string>): void {
+  private checkRequired(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string> | undefined): void {
     if (this.requiredAsReceived) return;
     for (const [key, spec] of fieldEntries(schema)) {
-      if (!spec.required || out[key] !== undefined || refused.has(key)) continue;
+      if (!spec.required || out[key] !== undefined || refused?.has(key)) continue;
       if (spec.alwaysEmit) {
         // a REQUIRED map (`scopes`) is filled with an empty map, not a list
         out[key] = spec.repeated ? [] : {};
@@ -218,13 +219,23 @@ class Decoder {
     }
   }
 
-  private checkOneofs(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string>): void {
+  private checkOneofs(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string> | undefined): void {
     if (schema.oneofs === undefined) return;
-    for (const [name, oneof] of Object.entries(schema.oneofs)) {
-      const set = oneof.members.filter((m) => out[m] !== undefined);
-      if (set.length > 1) this.fail(join(path, set[1]), `only one of ${oneof.members.join(', ')} may be set`);
-      const reported = oneof.members.some((m) => refused.has(m));
-      if (set.length === 0 && oneof.required && !reported) this.fail(path || name, `one of ${oneof.members.join(', ')} is required`);
+    for (const [name, oneof] of oneofEntries(schema)) {
+      // the first two members set, in the oneof's order (no array per message)
+      let first: string | undefined;
+      let second: string | undefined;
+      for (const member of oneof.members) {
+        if (out[member] === undefined) continue;
+        if (first !== undefined) {
+          second = member;
+          break;
+        }
+        first = member;
+      }
+      if (second !== undefined) this.fail(join(path, second), `only one of ${oneof.members.join(', ')} may be set`);
+      const reported = refused !== undefined && oneof.members.some((m) => refused.has(m));
+      if (first === undefined && oneof.required && !reported) this.fail(path || name, `one of ${oneof.members.join(', ')} is required`);
     }
   }
 }

@@ -20,7 +20,10 @@ export interface InMemoryTaskStoreOptions extends RetentionOptions {
 /** @publicApi */
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, StoredTask>();
-  /** Task ids by scope and contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its context only. */
+  /**
+   * Task ids by contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its context
+   * only. Keyed by the contextId alone (no key text built per task); `list` keeps the caller's own.
+   */
   private readonly contexts = new Map<string, Set<string>>();
   private readonly finished: TerminalRetention;
   private readonly interrupted: TerminalRetention;
@@ -93,7 +96,7 @@ export class InMemoryTaskStore implements TaskStore {
     const candidates =
       query.contextId === undefined
         ? this.tasks.values()
-        : [...(this.contexts.get(contextKey(scope, query.contextId)) ?? [])].map((id) => this.tasks.get(id)!);
+        : [...(this.contexts.get(query.contextId) ?? [])].map((id) => this.tasks.get(id)!);
     const matching = [...candidates]
       .filter(({ scope: s, task }) => {
         if (!sameScope(s, scope)) return false;
@@ -144,19 +147,18 @@ export class InMemoryTaskStore implements TaskStore {
     }
   }
 
-  private index({ scope, task }: StoredTask): void {
+  private index({ task }: StoredTask): void {
     if (task.contextId === undefined) return;
-    const key = contextKey(scope, task.contextId);
-    const ids = this.contexts.get(key) ?? new Set<string>();
-    this.contexts.set(key, ids.add(task.id));
+    const ids = this.contexts.get(task.contextId);
+    if (ids) ids.add(task.id);
+    else this.contexts.set(task.contextId, new Set([task.id]));
   }
 
-  private unindex({ scope, task }: StoredTask): void {
+  private unindex({ task }: StoredTask): void {
     if (task.contextId === undefined) return;
-    const key = contextKey(scope, task.contextId);
-    const ids = this.contexts.get(key);
+    const ids = this.contexts.get(task.contextId);
     ids?.delete(task.id);
-    if (ids?.size === 0) this.contexts.delete(key);
+    if (ids?.size === 0) this.contexts.delete(task.contextId);
   }
 
   private drop(taskId: string): void {
@@ -169,9 +171,4 @@ export class InMemoryTaskStore implements TaskStore {
     this.budget.remove(taskId);
     for (const listener of this.dropListeners) listener(taskId);
   }
-}
-
-/** One key per (scope, contextId), whatever characters they hold: each of the first three is length-prefixed. */
-function contextKey(scope: TaskScope, contextId: string): string {
-  return `${scope.agent.length}:${scope.agent}${scope.tenant.length}:${scope.tenant}${scope.subject.length}:${scope.subject}${contextId}`;
 }
