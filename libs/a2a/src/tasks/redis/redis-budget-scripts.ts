@@ -22,8 +22,14 @@
  * event of the log (Redis holds both).
  */
 
-/** Lua functions: `owner_of`, `release_bytes`, `count_bytes`. Included before `COMMON`'s `expire`, which releases. */
+/** Lua functions: `server_time`, `owner_of`, `release_bytes`, `count_bytes`. Included before `COMMON`'s `expire`, which releases. */
 export const BUDGET_FUNCTIONS = `
+-- the server's TIME, read once per script run: every step of one atomic write happens at one instant
+local time_of_run
+local function server_time()
+  if not time_of_run then time_of_run = redis.call('TIME') end
+  return time_of_run
+end
 -- the owner part of a scope key (agent.tenant.subject, each base64url: no '.' inside a part)
 local function owner_of(sk)
   return string.match(sk, '^[^.]*%.(.*)$')
@@ -53,7 +59,8 @@ local function count_bytes(prefix, id, sk, created, snapshot_bytes, log_bytes, t
   -- a task of this id that expired without being swept yet is gone now
   if created then release_bytes(prefix, id) end
   local tasks_key = prefix .. 'budget-tasks'
-  local raw = redis.call('HGET', tasks_key, id)
+  -- a created task has no entry left (release_bytes removed it)
+  local raw = not created and redis.call('HGET', tasks_key, id)
   local entry = raw and cjson.decode(raw) or { o = owner_of(sk), b = 0, l = 0 }
   local log = entry.l + log_bytes
   local bytes = snapshot_bytes + log
@@ -62,7 +69,7 @@ local function count_bytes(prefix, id, sk, created, snapshot_bytes, log_bytes, t
   local finished = prefix .. 'budget-finished:' .. entry.o
   if terminal then
     -- in microseconds: two tasks finished in the same millisecond still give way in the order they finished
-    local t = redis.call('TIME')
+    local t = server_time()
     local finished_at = tonumber(t[1]) * 1000000 + tonumber(t[2])
     redis.call('ZADD', finished, finished_at, id)
     redis.call('ZADD', prefix .. 'budget-finished', finished_at, id)
@@ -90,6 +97,8 @@ end
 local function used(field)
   return tonumber(redis.call('HGET', prefix .. 'budget', field) or '0')
 end
+-- read again only after a task gave way
+local used_owner, used_all = used(owner), used('*')
 -- the oldest of a set gives way, log and all; taken off the set whatever it held, so every round makes progress
 local function give_way(set)
   local oldest = redis.call('ZRANGE', set, 0, 0)[1]
@@ -97,11 +106,12 @@ local function give_way(set)
   expire(prefix, oldest)
   redis.call('DEL', prefix .. 'log:' .. oldest)
   redis.call('ZREM', set, oldest)
+  used_owner, used_all = used(owner), used('*')
   return true
 end
-while used(owner) + bytes > max_owner and give_way(prefix .. 'budget-finished:' .. owner) do end
+while used_owner + bytes > max_owner and give_way(prefix .. 'budget-finished:' .. owner) do end
 -- only finished tasks give way: the expiring set also holds interrupted tasks, which wait for an answer
-while used('*') + bytes > max_all and give_way(prefix .. 'budget-finished') do end
-if used(owner) + bytes > max_owner or used('*') + bytes > max_all then return 0 end
+while used_all + bytes > max_all and give_way(prefix .. 'budget-finished') do end
+if used_owner + bytes > max_owner or used_all + bytes > max_all then return 0 end
 return 1
 `;

@@ -14,7 +14,7 @@ import { TIME_KEY_LENGTH, timeKey, type RedisTaskKeys } from './redis-task-keys.
 /** Helpers shared by the task-store scripts (the byte budgets' first: `expire` releases a task's bytes). */
 const COMMON = `${BUDGET_FUNCTIONS}
 local function now_ms()
-  local t = redis.call('TIME')
+  local t = server_time()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
