@@ -25,22 +25,61 @@ function encodeMessage(schema: Schema, value: Record<string, unknown>, fill: boo
   }
   const out: Record<string, unknown> = {};
   if (schema.discriminator !== undefined) out[schema.discriminator.key] = schema.discriminator.value;
-  for (const [key, spec] of fieldEntries(schema)) {
+  for (const field of planOf(schema)) {
+    const { key, type } = field;
     const v = value[key];
     if (v === undefined) {
-      if (fill && spec.required && spec.repeated) out[key] = [];
+      if (fill && field.fillWhenUnset) out[key] = [];
       continue;
     }
-    if (spec.repeated) {
-      const items = (v as unknown[]).map((item) => encodeSingle(spec.type, item, fill));
-      if (items.length > 0 || spec.required || spec.presence) out[key] = items;
+    if (field.repeated) {
+      const items = field.asIs ? (v as unknown[]).slice() : (v as unknown[]).map((item) => encodeSingle(type, item, fill));
+      if (items.length > 0 || field.keepDefault) out[key] = items;
       continue;
     }
-    if (!spec.required && !spec.presence && isDefault(spec.type, v)) continue;
-    out[key] = encodeSingle(spec.type, v, fill);
+    if (field.mayDrop && isDefault(type, v)) continue;
+    out[key] = field.asIs ? v : encodeSingle(type, v, fill);
   }
   return out;
 }
+
+/** How `encodeMessage` writes one field, decided once per schema rather than for every value. */
+interface FieldPlan {
+  readonly key: string;
+  readonly type: FieldType;
+  readonly repeated: boolean;
+  /** Unset, it is still written, as `[]` (a REQUIRED repeated field, when filling). */
+  readonly fillWhenUnset: boolean;
+  /** Set, it is written even when empty or the default (REQUIRED, or with presence). */
+  readonly keepDefault: boolean;
+  /** A set value that is its type's default is left out (never for a message, which is written even when empty). */
+  readonly mayDrop: boolean;
+  /** The value is written as it is (a scalar or an enum): nothing to walk. */
+  readonly asIs: boolean;
+}
+
+function planOf(schema: Schema): readonly FieldPlan[] {
+  let plan = PLANS.get(schema);
+  if (plan === undefined) {
+    plan = fieldEntries(schema).map(([key, spec]) => {
+      const keepDefault = spec.required === true || spec.presence === true;
+      const walked = typeof spec.type === 'object' && !('enum' in spec.type);
+      return {
+        key,
+        type: spec.type,
+        repeated: spec.repeated === true,
+        fillWhenUnset: keepDefault && spec.required === true && spec.repeated === true,
+        keepDefault,
+        mayDrop: !keepDefault && !(typeof spec.type === 'object' && ('message' in spec.type || 'list' in spec.type)),
+        asIs: !walked,
+      };
+    });
+    PLANS.set(schema, plan);
+  }
+  return plan;
+}
+
+const PLANS = new WeakMap<Schema, readonly FieldPlan[]>();
 
 function encodeSingle(type: FieldType, value: unknown, fill: boolean): unknown {
   if (typeof type === 'object') {

@@ -100,6 +100,7 @@ export class InMemoryEventLog implements EventLog {
 
 /** Resumes every follower waiting for `log`'s next event. */
 function wakeFollowers(log: Log): void {
+  if (log.waiters.size === 0) return; // the usual append: nobody follows
   const waiters = [...log.waiters];
   log.waiters.clear();
   waiters.forEach((follower) => follower.wake());
