@@ -181,6 +181,9 @@ describe('decode: field names', () => {
     expect(violations(S.MessageSchema, userMessage({ context_id: 'a', contextId: 'b' }))).toEqual([
       { field: 'contextId', description: expect.stringContaining('twice') },
     ]);
+    expect(violations(S.MessageSchema, userMessage({ contextId: 'a', task_id: 't', context_id: 'b' }))).toEqual([
+      { field: 'contextId', description: expect.stringContaining('twice') },
+    ]);
   });
 
   it('ignores unknown fields (0.3 "kind", typos, prototype names) at every level', () => {
@@ -998,6 +1001,9 @@ describe('aliases, lists in maps, names-only enums, ISO 8601 date-times', () => 
     expect(decode(S03, { request: 'x' })).toEqual({ message: 'x' });
     expect(decode(S03, { legacy_name: 'x' })).toEqual({ message: 'x' });
     expect(fields(S03, { message: 'x', request: 'y' })).toEqual(['message']);
+    expect(fields(S03, { request: 'x', message: 'y' })).toEqual(['message']);
+    expect(fields(S03, { request: 'x', legacy_name: 'y' })).toEqual(['message']);
+    expect(fields(S03, { state: 'a', request: 'x', legacy_name: 'y' })).toEqual(['message']);
   });
 
   it('a map of lists', () => {

@@ -85,20 +85,27 @@ class Decoder {
       if (input[key] !== undefined && input[key] !== value) this.fail(join(path, key), `must be ${JSON.stringify(value)}`);
       else out[key] = value;
     }
-    const seen = new Set<string>();
+    const rawKeys = Object.keys(input);
+    /**
+     * The fields named so far; made at the first key that is not its field's own name (an alias, a
+     * snake_case name): the keys of an object differ, so before that no field can be named twice.
+     */
+    let seen: Set<string> | undefined;
     /** Fields whose value was refused: already reported, so not "required" again (made at the first one). */
     let refused: Set<string> | undefined;
-    for (const rawKey of Object.keys(input)) {
+    for (let i = 0; i < rawKeys.length; i++) {
+      const rawKey = rawKeys[i];
       const rawValue = input[rawKey];
       const key = fieldName(schema, rawKey);
       const spec = schema.fields[key];
       if (!spec) continue; // unknown fields are ignored (spec §5.7)
       const fieldPath = join(path, key);
-      if (seen.has(key)) {
+      if (seen === undefined && key !== rawKey) seen = new Set(rawKeys.slice(0, i).map((k) => fieldName(schema, k)));
+      if (seen?.has(key)) {
         this.fail(fieldPath, 'given twice (camelCase and snake_case)');
         continue;
       }
-      seen.add(key);
+      seen?.add(key);
       const before = this.violations.length;
       const value = this.field(spec, rawValue, fieldPath);
       if (this.violations.length > before) (refused ??= new Set()).add(key);
