@@ -99,8 +99,8 @@ export class TaskContext<User = unknown> {
   private readonly newId: () => string;
   /** The artifact `appendText`/`appendParts` stream into when given none; drawn when first needed (most turns never stream). */
   private defaultArtifact?: string;
-  /** Streamed artifacts that have had a first chunk and no last chunk yet. */
-  private readonly openArtifacts = new Set<string>();
+  /** Streamed artifacts that have had a first chunk and no last chunk yet (made at the first chunk: most turns stream none). */
+  private openArtifacts?: Set<string>;
   private steps = 0;
   private plannedSteps: number | undefined;
 
@@ -143,7 +143,7 @@ export class TaskContext<User = unknown> {
 
   /** COMPLETED. Closes any streamed artifact still open with its last chunk first. */
   async complete(message?: MessageInput): Promise<void> {
-    await this.closeOpenArtifacts();
+    if (this.openArtifacts?.size) await this.closeOpenArtifacts();
     return this.setStatus('TASK_STATE_COMPLETED', message);
   }
 
@@ -178,9 +178,10 @@ export class TaskContext<User = unknown> {
   /** Streams parts into an artifact: the first chunk creates it, later chunks append. */
   appendParts(parts: Part[], options: ArtifactChunkOptions = {}): Promise<void> {
     const artifactId = options.artifactId ?? (this.defaultArtifact ??= this.newId());
-    const append = this.openArtifacts.has(artifactId);
-    if (options.lastChunk) this.openArtifacts.delete(artifactId);
-    else this.openArtifacts.add(artifactId);
+    const open = (this.openArtifacts ??= new Set());
+    const append = open.has(artifactId);
+    if (options.lastChunk) open.delete(artifactId);
+    else open.add(artifactId);
     const artifact: Artifact = { artifactId, name: options.name, description: options.description, parts };
     return this.turn.artifact(artifact, append, options.lastChunk === true);
   }
@@ -259,7 +260,7 @@ export class TaskContext<User = unknown> {
   }
 
   private async closeOpenArtifacts(): Promise<void> {
-    for (const artifactId of [...this.openArtifacts]) {
+    for (const artifactId of [...(this.openArtifacts ?? [])]) {
       // a last chunk needs a part; an empty text part adds nothing to the artifact
       await this.appendParts([{ text: '' }], { artifactId, lastChunk: true });
     }

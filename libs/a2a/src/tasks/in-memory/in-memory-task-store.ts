@@ -64,7 +64,8 @@ export class InMemoryTaskStore implements TaskStore {
       if (current) this.unindex(current);
       this.index(stored);
     }
-    this.budget.set(ownerOf(scope), task.id, jsonSizeOf(task));
+    const owner = ownerOf(scope);
+    this.budget.set(owner, task.id, jsonSizeOf(task));
     const state = task.status.state;
     if (isTerminalState(state)) {
       this.interrupted.forget(task.id);
@@ -76,7 +77,7 @@ export class InMemoryTaskStore implements TaskStore {
       this.interrupted.forget(task.id);
     }
     // what an agent writes is stored; finished tasks give way when that goes over a budget
-    this.makeRoom(ownerOf(scope), 0, task.id);
+    this.makeRoom(owner, 0, task.id);
     return stored;
   }
 
