@@ -68,7 +68,7 @@ function planOf(schema: Schema): readonly FieldPlan[] {
         key,
         type: spec.type,
         repeated: spec.repeated === true,
-        fillWhenUnset: keepDefault && spec.required === true && spec.repeated === true,
+        fillWhenUnset: spec.required === true && spec.repeated === true,
         keepDefault,
         mayDrop: !keepDefault && !(typeof spec.type === 'object' && ('message' in spec.type || 'list' in spec.type)),
         asIs: !walked,
