@@ -21,8 +21,8 @@ export interface InMemoryTaskStoreOptions extends RetentionOptions {
 export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, StoredTask>();
   /**
-   * Task ids by contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its context
-   * only. Keyed by the contextId alone (no key text built per task); `list` keeps the caller's own.
+   * Task ids by scope and contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its
+   * context only. Keyed by the scope too, so one caller's tasks in a context never slow another's list.
    */
   private readonly contexts = new Map<string, Set<string>>();
   private readonly finished: TerminalRetention;
@@ -97,7 +97,7 @@ export class InMemoryTaskStore implements TaskStore {
     const candidates =
       query.contextId === undefined
         ? this.tasks.values()
-        : [...(this.contexts.get(query.contextId) ?? [])].map((id) => this.tasks.get(id)!);
+        : [...(this.contexts.get(contextKey(scope, query.contextId)) ?? [])].map((id) => this.tasks.get(id)!);
     const matching = [...candidates]
       .filter(({ scope: s, task }) => {
         if (!sameScope(s, scope)) return false;
@@ -148,18 +148,20 @@ export class InMemoryTaskStore implements TaskStore {
     }
   }
 
-  private index({ task }: StoredTask): void {
+  private index({ scope, task }: StoredTask): void {
     if (task.contextId === undefined) return;
-    const ids = this.contexts.get(task.contextId);
+    const key = contextKey(scope, task.contextId);
+    const ids = this.contexts.get(key);
     if (ids) ids.add(task.id);
-    else this.contexts.set(task.contextId, new Set([task.id]));
+    else this.contexts.set(key, new Set([task.id]));
   }
 
-  private unindex({ task }: StoredTask): void {
+  private unindex({ scope, task }: StoredTask): void {
     if (task.contextId === undefined) return;
-    const ids = this.contexts.get(task.contextId);
+    const key = contextKey(scope, task.contextId);
+    const ids = this.contexts.get(key);
     ids?.delete(task.id);
-    if (ids?.size === 0) this.contexts.delete(task.contextId);
+    if (ids?.size === 0) this.contexts.delete(key);
   }
 
   private drop(taskId: string): void {
@@ -172,4 +174,9 @@ export class InMemoryTaskStore implements TaskStore {
     this.budget.remove(taskId);
     for (const listener of this.dropListeners) listener(taskId);
   }
+}
+
+/** One key per (scope, contextId), whatever characters they hold: each of the first three is length-prefixed. */
+function contextKey(scope: TaskScope, contextId: string): string {
+  return `${scope.agent.length}:${scope.agent}${scope.tenant.length}:${scope.tenant}${scope.subject.length}:${scope.subject}${contextId}`;
 }
