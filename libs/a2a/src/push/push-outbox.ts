@@ -142,6 +142,20 @@ local start = now + tonumber(ARGV[4])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. (start + tonumber(ARGV[5])) .. ' ' .. start)
 return 1`);
 
+/**
+ * A task's cursors and the configs a live run leases. KEYS[1] the cursor hash, KEYS[2] the lease hash.
+ * Returns [HGETALL of the cursors, the leased config ids].
+ */
+const PROGRESS = new LuaScript(`${NOW}
+${LEASE_OF}
+local leased = {}
+local leases = redis.call('HGETALL', KEYS[2])
+for i = 1, #leases, 2 do
+  local holder, expires = lease_of(leases[i + 1])
+  if holder and expires > now then leased[#leased + 1] = leases[i] end
+end
+return { redis.call('HGETALL', KEYS[1]), leased }`);
+
 /** What a run found when it asked for a config's lease. */
 export type Claim =
   | { readonly state: 'taken' | 'idle'; readonly cursor: number | undefined; readonly dueSeq: number }
@@ -249,14 +263,17 @@ export class RedisPushOutbox {
     return Number(await HAND_OVER.run(this.redis, [this.leaseKey(scope, taskId)], [configId, from, to, Math.round(delayMs), Math.round(leaseMs)])) === 1;
   }
 
-  /** The configs of a task whose lease a live run holds (the relay leaves their events to it). */
+  /** The cursors of a task's configs, and those whose lease a live run holds (the relay leaves their events to it); one round trip. */
+  async progress(scope: TaskScope, taskId: string): Promise<{ cursors: Map<string, number>; leased: Set<string> }> {
+    const [flat, leased] = (await PROGRESS.run(this.redis, [this.cursorKey(scope, taskId), this.leaseKey(scope, taskId)], [])) as [string[], string[]];
+    const cursors = new Map<string, number>();
+    for (let i = 0; i < flat.length; i += 2) cursors.set(flat[i], Number(flat[i + 1]));
+    return { cursors, leased: new Set(leased) };
+  }
+
+  /** The configs of a task whose lease a live run holds. */
   async leased(scope: TaskScope, taskId: string): Promise<Set<string>> {
-    const replies = (await this.redis.multi().hgetall(this.leaseKey(scope, taskId)).time().exec()) ?? [];
-    for (const [error] of replies) if (error) throw error;
-    const leases = replies[0][1] as Record<string, string>;
-    const [seconds, micros] = replies[1][1] as [string, string];
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    return new Set(Object.keys(leases).filter((id) => Number(leases[id].split(' ')[1]) > now));
+    return (await this.progress(scope, taskId)).leased;
   }
 
   /** The last failed attempt at the event after a config's cursor (what an operator sees of a delivery that waits). */

@@ -60,7 +60,7 @@ export class PushRelay implements TaskEventListener {
   private closed = false;
 
   constructor(
-    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'due' | 'clear' | 'cursors' | 'leased' | 'expire'>,
+    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'due' | 'clear' | 'progress' | 'expire'>,
     private readonly configs: PushConfigStore,
     private readonly queue: Pick<PushDeliveryQueue, 'add'>,
     private readonly options: PushRelayOptions,
@@ -133,7 +133,7 @@ export class PushRelay implements TaskEventListener {
    */
   private async relay(task: DueTask, trace?: TraceCarrier): Promise<void> {
     const { scope, taskId, seq } = task;
-    const [configs, cursors, leased] = await Promise.all([this.configs.list(scope, taskId), this.outbox.cursors(scope, taskId), this.outbox.leased(scope, taskId)]);
+    const [configs, { cursors, leased }] = await Promise.all([this.configs.list(scope, taskId), this.outbox.progress(scope, taskId)]);
     if (task.terminal && configs.length > 0) {
       await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
       await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
