@@ -1,5 +1,6 @@
 /** The push outbox and cursors on a real Redis, under a key prefix of this spec's own. */
 import { describe, expect, it } from '@jest/globals';
+import { scopeKey } from '../redis/redis-keys.js';
 import { redisOfSpec } from '../redis/testing/redis-test-support.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { RedisPushOutbox } from './push-outbox.js';
@@ -65,6 +66,10 @@ describe('RedisPushOutbox', () => {
     expect(await box.claim(scope, 'lease-1', 'cfg', 'run-a', 0, 10_000)).toMatchObject({ state: 'taken' }); // its own again
     expect(await box.claim(scope, 'lease-1', 'cfg', 'run-b', 0, 10_000)).toEqual({ state: 'held', cursor: undefined, dueSeq: 2, waitMs: 0 });
     expect(await box.leased(scope, 'lease-1')).toEqual(new Set(['cfg']));
+    // the leases' hash outlives its leases, and no more (a finished task's keys get their TTL from the relay)
+    const leases = `${redis.prefix}push:run:${scopeKey(scope)}:lease-1`;
+    expect(await redis.client.pttl(leases)).toBeGreaterThan(9_000);
+    expect(await redis.client.pttl(leases)).toBeLessThanOrEqual(10_000);
     // another config of the task is free
     expect(await box.claim(scope, 'lease-1', 'other', 'run-b', 0, 10_000)).toMatchObject({ state: 'taken' });
     // the holder moves on while more is due, and lets go when nothing is

@@ -6,7 +6,7 @@
  * | `push:due` | hash | taskId → `<seq> <terminal 0/1> <scope JSON>`: the task has configs and events up to `seq` may be undelivered |
  * | `push:cur:<sk>:<taskId>` | hash | configId → the last seq delivered (or given up) to that config |
  * | `push:try:<sk>:<taskId>` | hash | configId → the last failed attempt at the event after its cursor (JSON) |
- * | `push:run:<sk>:<taskId>` | hash | configId → the lease of the run sending that config's events: `<holder> <expiresAt ms> <notBefore ms>` (Redis time) |
+ * | `push:run:<sk>:<taskId>` | hash | configId → the lease of the run sending that config's events: `<holder> <expiresAt ms> <notBefore ms>` (Redis time); the hash lives as long as its longest lease at least |
  *
  * The Redis task backend's commit script writes `push:due` in the same atomic step that appends the
  * events, whenever the task has a config (`push:cfg:<sk>:<taskId>` exists; see
@@ -64,6 +64,15 @@ return 0`);
 const NOW = `local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`;
 
+/**
+ * Keeps a lease hash at least `ms` longer (never shortens it): the hash outlives its leases and no
+ * more, whether or not the relay has given the finished task's keys their TTL yet.
+ */
+const KEEP_FOR = `local function keep_for(key, ms)
+  local ttl = redis.call('PTTL', key)
+  if ttl == -1 or ttl < ms then redis.call('PEXPIRE', key, ms) end
+end`;
+
 /** A lease's holder, expiry and earliest start, or nils. */
 const LEASE_OF = `local function lease_of(value)
   if not value then return nil end
@@ -80,6 +89,7 @@ end`;
  */
 const CLAIM = new LuaScript(`${NOW}
 ${LEASE_OF}
+${KEEP_FOR}
 local stored = redis.call('HGET', KEYS[1], ARGV[1])
 local cursor = tonumber(stored or ARGV[2])
 local due = redis.call('HGET', KEYS[2], ARGV[5])
@@ -95,6 +105,7 @@ if due <= cursor then
   return { 3, raw, due, 0 }
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3] .. ' ' .. (now + tonumber(ARGV[4])) .. ' 0')
+keep_for(KEYS[3], tonumber(ARGV[4]))
 return { 1, raw, due, 0 }`);
 
 /**
@@ -108,6 +119,7 @@ return { 1, raw, due, 0 }`);
  */
 const ADVANCE = new LuaScript(`${NOW}
 ${LEASE_OF}
+${KEEP_FOR}
 local cursor = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or ARGV[4])
 local moved = 0
 if cursor == tonumber(ARGV[2]) and ARGV[2] ~= ARGV[3] then
@@ -122,6 +134,7 @@ local goesOn = 0
 if lease_of(redis.call('HGET', KEYS[4], ARGV[1])) == ARGV[6] then
   if ARGV[8] == '1' and due > cursor then
     redis.call('HSET', KEYS[4], ARGV[1], ARGV[6] .. ' ' .. (now + tonumber(ARGV[7])) .. ' 0')
+    keep_for(KEYS[4], tonumber(ARGV[7]))
     goesOn = 1
   else
     redis.call('HDEL', KEYS[4], ARGV[1])
@@ -136,10 +149,12 @@ return { moved, cursor, due, goesOn }`);
  */
 const HAND_OVER = new LuaScript(`${NOW}
 ${LEASE_OF}
+${KEEP_FOR}
 local holder = lease_of(redis.call('HGET', KEYS[1], ARGV[1]))
 if holder and holder ~= ARGV[2] then return 0 end
 local start = now + tonumber(ARGV[4])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. (start + tonumber(ARGV[5])) .. ' ' .. start)
+keep_for(KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
 return 1`);
 
 /**
