@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis';
 import { A2A_PUSH_QUEUE_NAME } from '../config/a2a.constants.js';
 import { EgressPolicy } from '../net/egress-policy.js';
 import { createPinnedDispatcher } from '../net/pinned-dispatcher.js';
+import { scopeKey } from '../redis/redis-keys.js';
 import { connectClient, deleteKeys, REDIS_URL, uniquePrefix } from '../redis/testing/redis-test-support.js';
 import { RedisEventLog } from '../tasks/redis/redis-event-log.js';
 import type { TaskScope } from '../tasks/task-store.js';
@@ -203,6 +204,31 @@ describe('OrderedPushDelivery: a run that died', () => {
     expect(sent()).toEqual(ids(taskId, 1, 2));
     await relay.close();
     await enqueued!.remove();
+  });
+});
+
+describe('PushRelay and a finished task', () => {
+  it('gives its configs and cursors their TTL once every config has caught up, then clears its entry', async () => {
+    const { taskId, job } = await given(2);
+    // event 2 ended the task (as the commit script writes it)
+    await redis.hdel(`${prefix}push:due`, taskId);
+    await outbox.mark(scope, taskId, 2, true);
+    const relay = new PushRelay(outbox, configs, queue, { ...OPTIONS, finishedTaskConfigTtlMs: 60_000, intervalMs: 60_000, marksInCommit: true });
+    const configKey = `${prefix}push:cfg:${scopeKey(scope)}:${taskId}`;
+    const cursorKey = `${prefix}push:cur:${scopeKey(scope)}:${taskId}`;
+    // a run is sending: nothing expires yet, the entry stays
+    await outbox.claim(scope, taskId, 'cfg', 'a-run', 0, LEASE_MS);
+    await relay.sweep();
+    expect(await redis.pttl(configKey)).toBe(-1);
+    expect(await outbox.due(taskId)).toMatchObject({ seq: 2, terminal: true });
+    await sleep(LEASE_MS + 50);
+    expect(await job(1)).toBe('delivered');
+    expect(sent()).toEqual(ids(taskId, 1, 2));
+    await relay.sweep();
+    expect(await redis.pttl(configKey)).toBeGreaterThan(59_000);
+    expect(await redis.pttl(cursorKey)).toBeGreaterThan(59_000);
+    expect(await outbox.due(taskId)).toBeUndefined();
+    await relay.close();
   });
 });
 

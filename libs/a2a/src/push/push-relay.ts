@@ -129,19 +129,22 @@ export class PushRelay implements TaskEventListener {
 
   /**
    * Enqueues the next job of every config lagging behind the task's due event, unless a live run
-   * holds its lease; clears the entry when none lags.
+   * holds its lease; clears the entry when none lags. A finished task's configs and cursors get their
+   * TTL then, once, before the entry goes (an instance dying in between leaves the entry, and the next
+   * sweep does both): until every config has caught up, the entry is relayed again every sweep, and
+   * setting the TTL each time only pushed it back.
    */
   private async relay(task: DueTask, trace?: TraceCarrier): Promise<void> {
     const { scope, taskId, seq } = task;
     const [configs, { cursors, leased }] = await Promise.all([this.configs.list(scope, taskId), this.outbox.progress(scope, taskId)]);
-    if (task.terminal && configs.length > 0) {
-      await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-      await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-    }
     const lagging = configs
       .map((config) => ({ configId: config.id, cursor: cursors.get(config.id) ?? config.afterSeq ?? 0 }))
       .filter(({ cursor }) => cursor < seq);
     if (lagging.length === 0) {
+      if (task.terminal && configs.length > 0) {
+        await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
+        await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
+      }
       await this.outbox.clear(task);
       return;
     }
