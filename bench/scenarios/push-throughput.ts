@@ -5,9 +5,10 @@
  * One operation is one task and its notifications: a blocking SendMessage (in process) with an inline
  * push config pointing at the receiver; the task's commit marks it due in the push outbox (Redis,
  * `REDIS_URL`, default 127.0.0.1:6379, under a key prefix of this run, deleted at the end), the relay
- * enqueues the job of its first event, the worker reads the event from the log and the config, dials
- * the receiver through the egress policy's pinned dispatcher and POSTs it, then enqueues the next
- * event; the operation ends when the task's last event is delivered. So N in flight is N tasks, each
+ * enqueues the job of its first event, the worker takes the config's lease, reads the event from the
+ * log and the config, dials the receiver through the egress policy's pinned dispatcher and POSTs it,
+ * then goes on with the next event in the same run while one is due (a later commit finding the lease
+ * free gets a job of its own); the operation ends when the task's last event is delivered. So N in flight is N tasks, each
  * delivering its events one after another, as ordering requires. The worker's concurrency, and the
  * per-host and per-caller limits (one receiver, one caller here), are the largest in-flight level.
  *

@@ -48,7 +48,7 @@ export class DeliveryDeferredError extends Error {
 /** One attempt of one job, as the worker hands it over. */
 export interface PushJobRun {
   readonly data: PushJobData;
-  /** Attempts made before this one. */
+  /** Attempts at its event made before this one (those made before the job existed included). */
   readonly attemptsMade: number;
   readonly maxAttempts: number;
   /** When the job was enqueued (ms since the epoch). */
@@ -57,7 +57,8 @@ export interface PushJobRun {
 
 /** What the worker runs: one attempt of one job. */
 export interface PushJobProcessor {
-  process(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome>;
+  /** `stopping` fires when the worker begins to stop: a run finishes the delivery in hand and starts no other. */
+  process(job: PushJobRun, signal: AbortSignal, stopping?: AbortSignal): Promise<PushJobOutcome>;
   /** The delay before the next attempt, after `attemptsMade` attempts failed with `error`. */
   nextDelay(attemptsMade: number, error: unknown): number;
 }
@@ -141,7 +142,8 @@ export class PushDeliveryQueue {
         opts: {
           jobId: job.id,
           delay: job.delayMs,
-          attempts: this.options.retrySchedule.length,
+          // the schedule's attempts, less those made before the job existed
+          attempts: Math.max(1, this.options.retrySchedule.length - (job.data.attemptsBefore ?? 0)),
           backoff: { type: BACKOFF_TYPE },
           removeOnComplete: true,
           removeOnFail: { age: this.keepFailedSeconds, count: KEEP_FAILED_COUNT },

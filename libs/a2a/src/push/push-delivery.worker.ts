@@ -57,6 +57,8 @@ function chosenDelay(_attemptsMade: number, _type?: string, error?: Error): numb
 export class PushDeliveryWorker extends WorkerHost {
   private readonly logger = new Logger('A2A');
   private readonly aborter = new AbortController();
+  /** Fires when stopping begins: runs start no further delivery. */
+  private readonly stopper = new AbortController();
   private inFlight = 0;
   private lastError = 0;
   private stopping?: Promise<void>;
@@ -71,10 +73,13 @@ export class PushDeliveryWorker extends WorkerHost {
 
   async process(job: Job<PushJobData, PushJobOutcome>, token?: string): Promise<PushJobOutcome> {
     this.inFlight++;
+    // attempts a run made at this event before handing it to this job count too
+    const before = job.data.attemptsBefore ?? 0;
     try {
       return await this.processor.process(
-        { data: job.data, attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? this.options.retrySchedule.length, enqueuedAt: job.timestamp },
+        { data: job.data, attemptsMade: before + job.attemptsMade, maxAttempts: before + (job.opts.attempts ?? this.options.retrySchedule.length), enqueuedAt: job.timestamp },
         this.aborter.signal,
+        this.stopper.signal,
       );
     } catch (error) {
       // no delivery slot free, or aborted by the shutdown: back to the queue, no attempt counted
@@ -85,7 +90,7 @@ export class PushDeliveryWorker extends WorkerHost {
         throw new DelayedError();
       }
       // BullMQ asks the backoff with the attempts made, this one included
-      const nextDelayMs = this.processor.nextDelay(job.attemptsMade + 1, error);
+      const nextDelayMs = this.processor.nextDelay(before + job.attemptsMade + 1, error);
       throw new RetryLater((error as Error)?.message ?? String(error), nextDelayMs);
     } finally {
       this.inFlight--;
@@ -126,6 +131,7 @@ export class PushDeliveryWorker extends WorkerHost {
     const worker = this.worker;
     // from now on a connection that loses Redis ends instead of reconnecting
     this.queue.connection.giveUp();
+    this.stopper.abort();
     if (worker.isRunning()) {
       await worker.pause(true);
       if (!(await this.drained(this.options.shutdownTimeoutMs))) {

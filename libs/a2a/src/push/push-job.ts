@@ -14,6 +14,11 @@ export interface PushJobData {
   readonly configId: string;
   /** The W3C trace context (`traceparent`, `tracestate`) of the commit that made the task due, when it was traced. */
   readonly trace?: Readonly<Record<string, string>>;
+  /**
+   * Attempts at this event made before the job existed: a run that went on to this event from an
+   * earlier one made its first attempt, and this job makes the rest of the schedule.
+   */
+  readonly attemptsBefore?: number;
   /** An operator's redelivery of a dead letter: sent whatever the config's cursor says, and the cursor left as it is. */
   readonly redelivery?: boolean;
 }

@@ -6,12 +6,20 @@
  * | `push:due` | hash | taskId → `<seq> <terminal 0/1> <scope JSON>`: the task has configs and events up to `seq` may be undelivered |
  * | `push:cur:<sk>:<taskId>` | hash | configId → the last seq delivered (or given up) to that config |
  * | `push:try:<sk>:<taskId>` | hash | configId → the last failed attempt at the event after its cursor (JSON) |
+ * | `push:run:<sk>:<taskId>` | hash | configId → the lease of the run sending that config's events: `<holder> <expiresAt ms> <notBefore ms>` (Redis time); the hash lives as long as its longest lease at least |
  *
  * The Redis task backend's commit script writes `push:due` in the same atomic step that appends the
  * events, whenever the task has a config (`push:cfg:<sk>:<taskId>` exists; see
  * tasks/redis/redis-task-scripts.ts, which builds both names itself: keep them in step). The relay
  * reads it, enqueues the job each lagging config needs next, and clears the entry (only if no commit
  * changed it meanwhile) once every config's cursor has reached it.
+ *
+ * The lease (`push:run`) makes one run at a time the sender of a config's events, so that a run may go
+ * on from one event to the next without a job per event. Its holder is a job's `webhook-id`; it is
+ * taken ({@link RedisPushOutbox.claim}), renewed and let go ({@link RedisPushOutbox.advance}) in the
+ * same scripts that read `push:due` and move the cursor, which is what keeps a wake-up from being
+ * lost: see ordered-push-delivery.ts. A lease lapses on its own (`expiresAt`), so a run that died
+ * holds nothing for long; all times are Redis's clock (`TIME`), never an instance's.
  */
 import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis/lua-script.js';
@@ -52,13 +60,66 @@ const CLEAR = new LuaScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`);
 
+/** Redis's clock in ms, for the scripts that keep leases. */
+const NOW = `local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`;
+
+/**
+ * Keeps a lease hash at least `ms` longer (never shortens it): the hash outlives its leases and no
+ * more, whether or not the relay has given the finished task's keys their TTL yet.
+ */
+const KEEP_FOR = `local function keep_for(key, ms)
+  local ttl = redis.call('PTTL', key)
+  if ttl == -1 or ttl < ms then redis.call('PEXPIRE', key, ms) end
+end`;
+
+/** A lease's holder, expiry and earliest start, or nils. */
+const LEASE_OF = `local function lease_of(value)
+  if not value then return nil end
+  local holder, expires, notBefore = string.match(value, '^(%S+) (%d+) (%d+)$')
+  return holder, tonumber(expires), tonumber(notBefore)
+end`;
+
+/**
+ * Takes a config's lease for run ARGV[3] if it is free (absent, lapsed) or ARGV[3]'s already, and
+ * something is due after the cursor (an absent cursor counts as ARGV[2]). KEYS[1] the cursor hash,
+ * KEYS[2] push:due, KEYS[3] the lease hash. ARGV configId, start, holder, leaseMs, taskId.
+ * Returns [state, cursor (-1: none yet), due seq, ms to wait]; state 1 taken, 0 held by another run,
+ * 2 the holder's but not before the wait (a retry's backoff), 3 nothing due (not taken).
+ */
+const CLAIM = new LuaScript(`${NOW}
+${LEASE_OF}
+${KEEP_FOR}
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+local cursor = tonumber(stored or ARGV[2])
+local due = redis.call('HGET', KEYS[2], ARGV[5])
+due = due and tonumber(string.match(due, '^(%d+)')) or 0
+local holder, expires, notBefore = lease_of(redis.call('HGET', KEYS[3], ARGV[1]))
+local raw = stored and cursor or -1
+if holder and expires > now then
+  if holder ~= ARGV[3] then return { 0, raw, due, 0 } end
+  if notBefore > now then return { 2, raw, due, notBefore - now } end
+end
+if due <= cursor then
+  if holder then redis.call('HDEL', KEYS[3], ARGV[1]) end
+  return { 3, raw, due, 0 }
+end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3] .. ' ' .. (now + tonumber(ARGV[4])) .. ' 0')
+keep_for(KEYS[3], tonumber(ARGV[4]))
+return { 1, raw, due, 0 }`);
+
 /**
  * Moves a config's cursor from ARGV[2] to ARGV[3] (an absent cursor counts as ARGV[4], the config's
- * starting point), and forgets the failed attempts of the event it leaves. KEYS[1] the cursor hash,
- * KEYS[2] push:due, KEYS[3] the failed-attempt hash. ARGV configId, from, to, start, taskId.
- * Returns [moved 1/0, the cursor now, the task's due seq (0 when nothing is due)].
+ * starting point), and forgets the failed attempts of the event it leaves. Then, if run ARGV[6]
+ * holds the lease: with ARGV[8] = 1 and an event due after the cursor, renews it for ARGV[7] ms
+ * (the run goes on); otherwise lets it go. KEYS[1] the cursor hash, KEYS[2] push:due, KEYS[3] the
+ * failed-attempt hash, KEYS[4] the lease hash. ARGV configId, from, to, start, taskId, holder,
+ * leaseMs, goOn. Returns [moved 1/0, the cursor now, the task's due seq (0 when nothing is due),
+ * goes on 1/0].
  */
-const ADVANCE = new LuaScript(`
+const ADVANCE = new LuaScript(`${NOW}
+${LEASE_OF}
+${KEEP_FOR}
 local cursor = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or ARGV[4])
 local moved = 0
 if cursor == tonumber(ARGV[2]) and ARGV[2] ~= ARGV[3] then
@@ -68,7 +129,63 @@ if cursor == tonumber(ARGV[2]) and ARGV[2] ~= ARGV[3] then
   moved = 1
 end
 local due = redis.call('HGET', KEYS[2], ARGV[5])
-return { moved, cursor, due and tonumber(string.match(due, '^(%d+)')) or 0 }`);
+due = due and tonumber(string.match(due, '^(%d+)')) or 0
+local goesOn = 0
+if lease_of(redis.call('HGET', KEYS[4], ARGV[1])) == ARGV[6] then
+  if ARGV[8] == '1' and due > cursor then
+    redis.call('HSET', KEYS[4], ARGV[1], ARGV[6] .. ' ' .. (now + tonumber(ARGV[7])) .. ' 0')
+    keep_for(KEYS[4], tonumber(ARGV[7]))
+    goesOn = 1
+  else
+    redis.call('HDEL', KEYS[4], ARGV[1])
+  end
+end
+return { moved, cursor, due, goesOn }`);
+
+/**
+ * Hands a config's lease from run ARGV[2] to run ARGV[3], which may start in ARGV[4] ms (its job's
+ * delay) and holds it ARGV[5] ms after that. KEYS[1] the lease hash. ARGV configId, from, to, delayMs,
+ * leaseMs. Returns 1, or 0 when ARGV[2] no longer held it (nothing changed).
+ */
+const HAND_OVER = new LuaScript(`${NOW}
+${LEASE_OF}
+${KEEP_FOR}
+local holder = lease_of(redis.call('HGET', KEYS[1], ARGV[1]))
+if holder and holder ~= ARGV[2] then return 0 end
+local start = now + tonumber(ARGV[4])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3] .. ' ' .. (start + tonumber(ARGV[5])) .. ' ' .. start)
+keep_for(KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
+return 1`);
+
+/**
+ * A task's cursors and the configs a live run leases. KEYS[1] the cursor hash, KEYS[2] the lease hash.
+ * Returns [HGETALL of the cursors, the leased config ids].
+ */
+const PROGRESS = new LuaScript(`${NOW}
+${LEASE_OF}
+local leased = {}
+local leases = redis.call('HGETALL', KEYS[2])
+for i = 1, #leases, 2 do
+  local holder, expires = lease_of(leases[i + 1])
+  if holder and expires > now then leased[#leased + 1] = leases[i] end
+end
+return { redis.call('HGETALL', KEYS[1]), leased }`);
+
+/** What a run found when it asked for a config's lease. */
+export type Claim =
+  | { readonly state: 'taken' | 'idle'; readonly cursor: number | undefined; readonly dueSeq: number }
+  /** Another run holds it; or this one does, but may start only in `waitMs` (its backoff). */
+  | { readonly state: 'held' | 'early'; readonly cursor: number | undefined; readonly dueSeq: number; readonly waitMs: number };
+
+/** A config's cursor and the task's due seq after an advance; `goesOn`: the run still holds the lease (more is due). */
+export interface Advanced {
+  readonly moved: boolean;
+  readonly cursor: number;
+  readonly dueSeq: number;
+  readonly goesOn: boolean;
+}
+
+const CLAIM_STATES = ['held', 'taken', 'early', 'idle'] as const;
 
 /** @internal */
 export class RedisPushOutbox {
@@ -124,12 +241,54 @@ export class RedisPushOutbox {
   }
 
   /**
-   * Moves a config's cursor from `from` to `to`, if it is still at `from` (`start` when it has none yet).
-   * @returns whether it moved, where it is now, and the task's due seq (0: nothing due)
+   * Takes a config's lease for run `holder` (a job's `webhook-id`), if no other live run holds it
+   * and an event is due after the cursor; `start` stands for a cursor not written yet.
    */
-  async advance(scope: TaskScope, taskId: string, configId: string, from: number, to: number, start: number): Promise<{ moved: boolean; cursor: number; dueSeq: number }> {
-    const reply = (await ADVANCE.run(this.redis, [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId)], [configId, from, to, start, taskId])) as number[];
-    return { moved: Number(reply[0]) === 1, cursor: Number(reply[1]), dueSeq: Number(reply[2]) };
+  async claim(scope: TaskScope, taskId: string, configId: string, holder: string, start: number, leaseMs: number): Promise<Claim> {
+    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.leaseKey(scope, taskId)];
+    const [state, cursor, dueSeq, waitMs] = ((await CLAIM.run(this.redis, keys, [configId, start, holder, Math.round(leaseMs), taskId])) as number[]).map(Number);
+    const at = cursor < 0 ? undefined : cursor;
+    return state === 1 || state === 3 ? { state: CLAIM_STATES[state] as 'taken' | 'idle', cursor: at, dueSeq } : { state: CLAIM_STATES[state] as 'held' | 'early', cursor: at, dueSeq, waitMs };
+  }
+
+  /**
+   * Moves a config's cursor from `from` to `to`, if it is still at `from` (`start` when it has none
+   * yet); then, if run `holder` holds the lease, renews it when `goOn` and an event is due after the
+   * cursor, or lets it go (in the same atomic step: a commit is seen either by the holder or, once the
+   * lease is free, by the relay).
+   */
+  async advance(
+    scope: TaskScope,
+    taskId: string,
+    configId: string,
+    move: { from: number; to: number; start: number },
+    lease: { holder: string; leaseMs: number; goOn: boolean },
+  ): Promise<Advanced> {
+    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId), this.leaseKey(scope, taskId)];
+    const args = [configId, move.from, move.to, move.start, taskId, lease.holder, Math.round(lease.leaseMs), lease.goOn ? 1 : 0];
+    const [moved, cursor, dueSeq, goesOn] = ((await ADVANCE.run(this.redis, keys, args)) as number[]).map(Number);
+    return { moved: moved === 1, cursor, dueSeq, goesOn: goesOn === 1 };
+  }
+
+  /**
+   * Hands the lease from run `from` to run `to` (the job of the event `from` stopped at), which may
+   * start in `delayMs`; false when `from` no longer held it.
+   */
+  async handOver(scope: TaskScope, taskId: string, configId: string, from: string, to: string, delayMs: number, leaseMs: number): Promise<boolean> {
+    return Number(await HAND_OVER.run(this.redis, [this.leaseKey(scope, taskId)], [configId, from, to, Math.round(delayMs), Math.round(leaseMs)])) === 1;
+  }
+
+  /** The cursors of a task's configs, and those whose lease a live run holds (the relay leaves their events to it); one round trip. */
+  async progress(scope: TaskScope, taskId: string): Promise<{ cursors: Map<string, number>; leased: Set<string> }> {
+    const [flat, leased] = (await PROGRESS.run(this.redis, [this.cursorKey(scope, taskId), this.leaseKey(scope, taskId)], [])) as [string[], string[]];
+    const cursors = new Map<string, number>();
+    for (let i = 0; i < flat.length; i += 2) cursors.set(flat[i], Number(flat[i + 1]));
+    return { cursors, leased: new Set(leased) };
+  }
+
+  /** The configs of a task whose lease a live run holds. */
+  async leased(scope: TaskScope, taskId: string): Promise<Set<string>> {
+    return (await this.progress(scope, taskId)).leased;
   }
 
   /** The last failed attempt at the event after a config's cursor (what an operator sees of a delivery that waits). */
@@ -145,13 +304,13 @@ export class RedisPushOutbox {
 
   /** A config is gone (deleted, 410): its cursor goes too. */
   async forget(scope: TaskScope, taskId: string, configId: string): Promise<void> {
-    await this.redis.multi().hdel(this.cursorKey(scope, taskId), configId).hdel(this.tryKey(scope, taskId), configId).exec();
+    await this.redis.multi().hdel(this.cursorKey(scope, taskId), configId).hdel(this.tryKey(scope, taskId), configId).hdel(this.leaseKey(scope, taskId), configId).exec();
   }
 
   /** The task has finished: its cursors go when its configs do. */
   async expire(scope: TaskScope, taskId: string, ttlMs: number): Promise<void> {
     const ms = Math.max(1, Math.round(ttlMs));
-    await this.redis.multi().pexpire(this.cursorKey(scope, taskId), ms).pexpire(this.tryKey(scope, taskId), ms).exec();
+    await this.redis.multi().pexpire(this.cursorKey(scope, taskId), ms).pexpire(this.tryKey(scope, taskId), ms).pexpire(this.leaseKey(scope, taskId), ms).exec();
   }
 
   private cursorKey(scope: TaskScope, taskId: string): string {
@@ -160,6 +319,10 @@ export class RedisPushOutbox {
 
   private tryKey(scope: TaskScope, taskId: string): string {
     return `${this.prefix}push:try:${scopeKey(scope)}:${taskId}`;
+  }
+
+  private leaseKey(scope: TaskScope, taskId: string): string {
+    return `${this.prefix}push:run:${scopeKey(scope)}:${taskId}`;
   }
 }
 

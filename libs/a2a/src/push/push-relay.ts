@@ -5,6 +5,10 @@
  * Adding a job is idempotent (its id is the `webhook-id`), so any number of instances may relay the
  * same task at once, and one that dies mid-way leaves the entry for the next sweep.
  *
+ * A config whose lease a live run holds is left to that run: it sends every event due before it lets
+ * go of the lease, in the same atomic step as it reads what is due (see ordered-push-delivery.ts), so a
+ * job enqueued for it would only step aside.
+ *
  * Two ways in: this instance's own commits (as a {@link TaskEventListener}, without waiting: the turn
  * never waits for the queue), and a sweep of the whole outbox every `intervalMs`, which is what picks
  * up the work of an instance that died.
@@ -56,7 +60,7 @@ export class PushRelay implements TaskEventListener {
   private closed = false;
 
   constructor(
-    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'due' | 'clear' | 'cursors' | 'expire'>,
+    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'due' | 'clear' | 'progress' | 'expire'>,
     private readonly configs: PushConfigStore,
     private readonly queue: Pick<PushDeliveryQueue, 'add'>,
     private readonly options: PushRelayOptions,
@@ -123,22 +127,29 @@ export class PushRelay implements TaskEventListener {
     } while (cursor !== '0' && !this.closed);
   }
 
-  /** Enqueues the next job of every config lagging behind the task's due event; clears the entry when none lags. */
+  /**
+   * Enqueues the next job of every config lagging behind the task's due event, unless a live run
+   * holds its lease; clears the entry when none lags. A finished task's configs and cursors get their
+   * TTL then, once, before the entry goes (an instance dying in between leaves the entry, and the next
+   * sweep does both): until every config has caught up, the entry is relayed again every sweep, and
+   * setting the TTL each time only pushed it back.
+   */
   private async relay(task: DueTask, trace?: TraceCarrier): Promise<void> {
     const { scope, taskId, seq } = task;
-    const [configs, cursors] = await Promise.all([this.configs.list(scope, taskId), this.outbox.cursors(scope, taskId)]);
-    if (task.terminal && configs.length > 0) {
-      await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-      await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-    }
+    const [configs, { cursors, leased }] = await Promise.all([this.configs.list(scope, taskId), this.outbox.progress(scope, taskId)]);
     const lagging = configs
       .map((config) => ({ configId: config.id, cursor: cursors.get(config.id) ?? config.afterSeq ?? 0 }))
       .filter(({ cursor }) => cursor < seq);
     if (lagging.length === 0) {
+      if (task.terminal && configs.length > 0) {
+        await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
+        await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
+      }
       await this.outbox.clear(task);
       return;
     }
-    await this.queue.add(lagging.map(({ configId, cursor }) => pushJobFor({ scope, taskId, seq: cursor + 1, configId, trace }, this.options)));
+    const free = lagging.filter(({ configId }) => !leased.has(configId));
+    await this.queue.add(free.map(({ configId, cursor }) => pushJobFor({ scope, taskId, seq: cursor + 1, configId, trace }, this.options)));
   }
 
   /** Keeps hold of a relaying promise until it settles; a failure (Redis down) is logged once a minute, and the next sweep retries. */
