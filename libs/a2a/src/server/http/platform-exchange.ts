@@ -6,6 +6,7 @@
  * neither platform, so an app loads only the one it runs on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pathOf } from './binding-routes.js';
 import type { RoutedRequest } from './http-binding.js';
 
 /** What the module reads of a platform's request: Express's and Fastify's alike. */
@@ -54,9 +55,20 @@ export function responseOf(platformResponse: unknown): ServerResponse {
  */
 export function subPathOf(platformRequest: unknown): string {
   const req = platformRequest as PlatformRequest;
-  const routePath = String(req.route?.path ?? req.routeOptions?.url ?? '');
-  const segments = routePath.split('/').filter(Boolean);
-  const prefixSegments = segments.length - (/^\*/.test(segments.at(-1) ?? '') ? 1 : 0);
-  const rawPath = (req.originalUrl ?? req.raw?.url ?? req.url ?? '').split('?')[0];
+  const prefixSegments = prefixSegmentsOf(String(req.route?.path ?? req.routeOptions?.url ?? ''));
+  const rawPath = pathOf(req.originalUrl ?? req.raw?.url ?? req.url ?? '');
   return `/${rawPath.split('/').filter(Boolean).slice(prefixSegments).join('/')}`;
+}
+
+/** Segments before the catch-all of each route path seen: a handful of routes, asked once per request each. */
+const PREFIX_SEGMENTS = new Map<string, number>();
+
+function prefixSegmentsOf(routePath: string): number {
+  let count = PREFIX_SEGMENTS.get(routePath);
+  if (count === undefined) {
+    const segments = routePath.split('/').filter(Boolean);
+    count = segments.length - (/^\*/.test(segments.at(-1) ?? '') ? 1 : 0);
+    PREFIX_SEGMENTS.set(routePath, count);
+  }
+  return count;
 }
