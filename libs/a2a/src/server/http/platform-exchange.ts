@@ -35,7 +35,10 @@ export function routedOf(platformRequest: unknown): RoutedRequest {
     request: platformRequest,
     raw: req.raw ?? (platformRequest as IncomingMessage),
     agent: req.params?.agent as string | undefined,
-    query: req.query ?? {},
+    // read when asked (REST only): Express 5 parses the query string at each read of `req.query`
+    get query() {
+      return req.query ?? {};
+    },
   };
 }
 
