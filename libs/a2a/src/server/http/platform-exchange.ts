@@ -30,16 +30,24 @@ interface HijackableReply {
 
 /** What a binding is told of a request, from the platform's request. */
 export function routedOf(platformRequest: unknown): RoutedRequest {
-  const req = platformRequest as PlatformRequest;
-  return {
-    request: platformRequest,
-    raw: req.raw ?? (platformRequest as IncomingMessage),
-    agent: req.params?.agent as string | undefined,
-    // read when asked (REST only): Express 5 parses the query string at each read of `req.query`
-    get query() {
-      return req.query ?? {};
-    },
-  };
+  return new PlatformRoutedRequest(platformRequest);
+}
+
+/** A class, not a literal with a getter: a literal makes its getter anew (and slowly) per request. */
+class PlatformRoutedRequest implements RoutedRequest {
+  readonly raw: IncomingMessage;
+  readonly agent?: string;
+
+  constructor(readonly request: unknown) {
+    const req = request as PlatformRequest;
+    this.raw = req.raw ?? (request as IncomingMessage);
+    this.agent = req.params?.agent as string | undefined;
+  }
+
+  /** Read when asked (REST only): Express 5 parses the query string at each read of `req.query`. */
+  get query(): Readonly<Record<string, unknown>> {
+    return (this.request as PlatformRequest).query ?? {};
+  }
 }
 
 /** node's response of a platform's, which the module now answers on by itself. */
