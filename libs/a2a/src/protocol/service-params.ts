@@ -30,7 +30,7 @@ export function negotiateVersion(requested: string | undefined, supported: reado
 /** Extension URIs from one or more `A2A-Extensions` header values (comma-separated). */
 export function parseExtensionsHeader(value: string | readonly string[] | undefined): string[] {
   if (value === undefined) return [];
-  const values = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+  const values = typeof value === 'string' ? [value] : value;
   const uris = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
   return [...new Set(uris)];
 }

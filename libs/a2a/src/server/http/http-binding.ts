@@ -151,7 +151,7 @@ export abstract class HttpBinding {
     const call = new HttpCall(res, {
       agent,
       // the default resolver answers at once: no promise to wait a turn for
-      caller: resolved instanceof Promise ? await resolved : resolved,
+      caller: isThenable(resolved) ? await resolved : resolved,
       extensions,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
@@ -315,6 +315,11 @@ function requestedVersion(headers: IncomingHttpHeaders, url: string | undefined)
 }
 
 const VERSION_HEADER_LOWER = VERSION_HEADER.toLowerCase();
+
+/** A promise or any other thenable (a resolver may return either): what `await` would wait for. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
 
 /** The query string of a raw request URL, before any router parsed it. */
 function queryOf(url: string | undefined): Record<string, string> {
