@@ -51,12 +51,28 @@ export function parseJsonBody(bytes: Uint8Array, maxDepth: number): unknown {
   } catch {
     throw new JsonParseError('Invalid JSON payload: the body is not valid UTF-8');
   }
-  if (textDepth(text) > maxDepth) throw tooDeep(maxDepth);
+  if (!openBracketsAtMost(text, maxDepth) && textDepth(text) > maxDepth) throw tooDeep(maxDepth);
   try {
     return JSON.parse(text);
   } catch {
     throw new JsonParseError();
   }
+}
+
+const OPEN_BRACKETS = ['{', '['] as const;
+
+/**
+ * Whether `text` holds at most `limit` opening brackets, strings included: then no nesting can be
+ * deeper, and the exact scan is spared (found by the engine's native search, not a loop in JS).
+ */
+function openBracketsAtMost(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of OPEN_BRACKETS) {
+    for (let at = text.indexOf(bracket); at >= 0; at = text.indexOf(bracket, at + 1)) {
+      if (++count > limit) return false;
+    }
+  }
+  return true;
 }
 
 /** Deepest bracket nesting of JSON text, ignoring brackets inside strings. */

@@ -13,6 +13,8 @@ export const IMPLICIT_VERSION = '0.3';
  * @throws VersionNotSupportedError when the value is malformed or not in `supported`.
  */
 export function negotiateVersion(requested: string | undefined, supported: readonly string[]): string {
+  // the usual request names a supported Major.Minor exactly: no parse (once per request)
+  if (requested !== undefined && supported.includes(requested)) return requested;
   const value = requested?.trim() ?? '';
   const match = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(value);
   const version = value === '' ? IMPLICIT_VERSION : match ? `${Number(match[1])}.${Number(match[2])}` : undefined;
@@ -27,7 +29,8 @@ export function negotiateVersion(requested: string | undefined, supported: reado
 
 /** Extension URIs from one or more `A2A-Extensions` header values (comma-separated). */
 export function parseExtensionsHeader(value: string | readonly string[] | undefined): string[] {
-  const values = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+  if (value === undefined) return [];
+  const values = typeof value === 'string' ? [value] : value;
   const uris = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
   return [...new Set(uris)];
 }
@@ -37,6 +40,7 @@ export function parseExtensionsHeader(value: string | readonly string[] | undefi
  * @throws ExtensionSupportRequiredError when a `required` extension was not requested.
  */
 export function activateExtensions(requested: readonly string[], declared: readonly AgentExtension[]): string[] {
+  if (declared.length === 0) return []; // most agents declare none: nothing to require or to activate
   const missing = declared.filter((e) => e.required && !requested.includes(e.uri)).map((e) => e.uri);
   if (missing.length > 0) {
     throw new ExtensionSupportRequiredError(`This agent requires the extension(s) ${missing.join(', ')}; request them in ${EXTENSIONS_HEADER}`, {

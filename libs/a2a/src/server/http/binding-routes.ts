@@ -38,7 +38,7 @@ export class BindingRoutes {
 
   private locate(url: string | undefined): { binding: BindingName; agent?: string } | undefined {
     // like the router: case-insensitive, a trailing slash tolerated
-    const path = (url ?? '').split('?')[0].toLowerCase().replace(/(.)\/+$/, '$1');
+    const path = trimTrailingSlashes(pathOf(url ?? '').toLowerCase());
     // the global prefix is known once the app is set up, which is before its first request
     const { jsonRpc, rest, agents } = (this.matcher ??= this.matchers());
     const root = bindingUnder(path, jsonRpc, rest);
@@ -58,6 +58,17 @@ export class BindingRoutes {
   private lower(path: string | false): string | undefined {
     return path === false ? undefined : path.toLowerCase();
   }
+}
+
+/** The path of a URL, without its query (no array made, as `split` would). */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** `path` without its trailing slashes, `/` itself kept. */
+function trimTrailingSlashes(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.replace(/(.)\/+$/, '$1') : path;
 }
 
 /** JSON-RPC is one endpoint; HTTP+JSON is every route under its base. */

@@ -24,9 +24,10 @@ interface FastifyRequestLike {
   body?: unknown;
 }
 
+/** Fastify's hooks in their callback form: an async hook costs a promise and a turn per request, on every route of the app. */
 interface FastifyLike {
-  addHook(name: 'preParsing', hook: (request: FastifyRequestLike, reply: unknown, payload: unknown) => Promise<unknown>): unknown;
-  addHook(name: 'preValidation', hook: (request: FastifyRequestLike, reply: unknown) => Promise<void>): unknown;
+  addHook(name: 'preParsing', hook: (request: FastifyRequestLike, reply: unknown, payload: unknown, done: (error: unknown, payload?: unknown) => void) => void): unknown;
+  addHook(name: 'preValidation', hook: (request: FastifyRequestLike, reply: unknown, done: () => void) => void): unknown;
 }
 
 /** The body headers Fastify decides by whether, and how, to parse a body. */
@@ -66,24 +67,28 @@ export class BodyReadAhead {
    * Reads the body, then hides its headers from Fastify's view of the request (`request.headers`;
    * never node's `raw.headers`, which the bindings read), so Fastify finds no body to parse.
    */
-  private readonly fastifyPreParsing = async (request: FastifyRequestLike, _reply: unknown, payload: unknown): Promise<unknown> => {
-    if (this.routes.bindingOf(request.url) === undefined) return payload;
-    await readBodyAhead(request.raw, this.options.limits);
-    const seen = request.headers;
-    this.fastifyHeaders.set(request, seen);
-    // Fastify's view is node's headers merged with what is set here: when it is node's own, setting
-    // only the three body headers spares a copy of every header (Fastify makes the merged one anyway)
-    request.headers = seen === request.raw.headers ? NO_BODY : { ...seen, ...NO_BODY };
-    return payload;
+  private readonly fastifyPreParsing = (request: FastifyRequestLike, _reply: unknown, payload: unknown, done: (error: unknown, payload?: unknown) => void): void => {
+    if (this.routes.bindingOf(request.url) === undefined) return done(null, payload);
+    // never rejects: a refusal is kept for the binding
+    void readBodyAhead(request.raw, this.options.limits).then(() => {
+      const seen = request.headers;
+      this.fastifyHeaders.set(request, seen);
+      // Fastify's view is node's headers merged with what is set here: when it is node's own, setting
+      // only the three body headers spares a copy of every header (Fastify makes the merged one anyway)
+      request.headers = seen === request.raw.headers ? NO_BODY : { ...seen, ...NO_BODY };
+      done(null, payload);
+    }, done);
   };
 
   /** After parsing, before the route and its guards: the headers back, and `request.body` as a JSON parser would have set it. */
-  private readonly fastifyPreValidation = async (request: FastifyRequestLike): Promise<void> => {
+  private readonly fastifyPreValidation = (request: FastifyRequestLike, _reply: unknown, done: () => void): void => {
     const seen = this.fastifyHeaders.get(request);
-    if (seen === undefined) return;
-    this.fastifyHeaders.delete(request);
-    // unset when Fastify's view was node's own headers, so it reads them directly again
-    request.headers = (seen === request.raw.headers ? undefined : seen) as Record<string, unknown>;
-    exposeBody(request.raw, this.options.limits, request);
+    if (seen !== undefined) {
+      this.fastifyHeaders.delete(request);
+      // unset when Fastify's view was node's own headers, so it reads them directly again
+      request.headers = (seen === request.raw.headers ? undefined : seen) as Record<string, unknown>;
+      exposeBody(request.raw, this.options.limits, request);
+    }
+    done();
   };
 }

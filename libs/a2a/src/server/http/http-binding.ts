@@ -29,7 +29,10 @@ import { SseStreams, type SseStream } from './sse-streams.js';
  * Headers on every A2A answer, errors and streams included: `nosniff`, so no browser reads an
  * answer that echoes a caller's text as anything but the type it is sent as.
  */
-export const A2A_ANSWER_HEADERS: Readonly<Record<string, string>> = { 'X-Content-Type-Options': 'nosniff' };
+export const A2A_ANSWER_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'X-Content-Type-Options': 'nosniff' });
+
+/** The headers of a 1.0 answer: made once and shared, copied only when an answer adds one (extensions, an error's). */
+const V1_ANSWER_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...A2A_ANSWER_HEADERS, [VERSION_HEADER]: PROTOCOL_VERSION });
 
 /** A request as a binding sees it: node's message, and what the platform's router found. */
 export interface RoutedRequest {
@@ -61,7 +64,8 @@ export interface Exchange {
   /** The protocol version it is answered in: `1.0`, or `0.3` (see {@link HttpBinding.wireVersion}). */
   readonly version: string;
   readonly mediaType: string;
-  readonly headers: Record<string, string>;
+  /** Shared between exchanges until one adds a header: replaced by a copy then, never changed in place. */
+  headers: Readonly<Record<string, string>>;
   readonly format: WireFormat;
 }
 
@@ -85,7 +89,7 @@ export abstract class HttpBinding {
       version,
       mediaType: responseMediaType(req.headers['content-type'], req.headers.accept),
       // 0.3 had no version header; its answers carry none
-      headers: version === PROTOCOL_VERSION ? { ...A2A_ANSWER_HEADERS, [VERSION_HEADER]: PROTOCOL_VERSION } : { ...A2A_ANSWER_HEADERS },
+      headers: version === PROTOCOL_VERSION ? V1_ANSWER_HEADERS : A2A_ANSWER_HEADERS,
       format,
     };
   }
@@ -98,7 +102,7 @@ export abstract class HttpBinding {
   wireVersion(req: IncomingMessage): string {
     if (!this.options.v03) return PROTOCOL_VERSION;
     try {
-      return negotiateVersion(requestedVersion(req.headers, queryOf(req.url)), [V03_PROTOCOL_VERSION]);
+      return negotiateVersion(requestedVersion(req.headers, req.url), [V03_PROTOCOL_VERSION]);
     } catch {
       return PROTOCOL_VERSION;
     }
@@ -107,7 +111,7 @@ export abstract class HttpBinding {
   /** Runs one 1.0 operation on its ProtoJSON params and answers: JSON, or an SSE stream for the streaming operations. */
   protected serve(routed: RoutedRequest, res: ServerResponse, exchange: Exchange, agent: PublishedAgent, operation: A2AOperation, params: unknown): Promise<void> {
     // read as wireVersion() read it, so the two cannot disagree on what was asked
-    negotiateVersion(requestedVersion(routed.raw.headers, queryOf(routed.raw.url)), this.options.v03 ? [PROTOCOL_VERSION, V03_PROTOCOL_VERSION] : [PROTOCOL_VERSION]);
+    negotiateVersion(requestedVersion(routed.raw.headers, routed.raw.url), this.options.v03 ? BOTH_VERSIONS : ONLY_V1);
     const requestedTenant = (params as { tenant?: unknown } | undefined)?.tenant;
     const tenant = typeof requestedTenant === 'string' && requestedTenant !== '' ? requestedTenant : undefined;
     return this.answer(routed, res, exchange, agent, operation, tenant, (call) => this.handler.dispatch(call, operation, params));
@@ -142,15 +146,12 @@ export abstract class HttpBinding {
     // 0.3 named its extensions header differently
     const extensionsHeader = exchange.version === PROTOCOL_VERSION ? EXTENSIONS_HEADER : V03_EXTENSIONS_HEADER;
     const extensions = activateExtensions(parseExtensionsHeader(req.headers[extensionsHeader.toLowerCase()]), agent.extensions);
-    if (extensions.length > 0) exchange.headers[extensionsHeader] = extensions.join(', ');
-    const closed = new AbortController();
-    // only a client that left before the answer ended needs telling; aborting costs an Error per request
-    res.on('close', () => {
-      if (!res.writableFinished) closed.abort();
-    });
-    const call = new HttpCall(closed, {
+    if (extensions.length > 0) exchange.headers = { ...exchange.headers, [extensionsHeader]: extensions.join(', ') };
+    const resolved = this.callers.resolve(routed.request as IncomingMessage, { tenant });
+    const call = new HttpCall(res, {
       agent,
-      caller: await this.callers.resolve(routed.request as IncomingMessage, { tenant }),
+      // the default resolver answers at once: no promise to wait a turn for
+      caller: isThenable(resolved) ? await resolved : resolved,
       extensions,
       lastEventId: parseLastEventId(req.headers['last-event-id'] as string | undefined),
       viaAgentPath: routed.agent !== undefined,
@@ -243,10 +244,14 @@ export abstract class HttpBinding {
 const CONTENT_TYPES: Readonly<Record<string, string>> = { [A2A_JSON]: `${A2A_JSON}; charset=utf-8`, [JSON_MEDIA_TYPE]: `${JSON_MEDIA_TYPE}; charset=utf-8` };
 const contentTypeOf = (mediaType: string) => CONTENT_TYPES[mediaType] ?? `${mediaType}; charset=utf-8`;
 
+/** The versions a request may name, as negotiateVersion takes them. */
+const ONLY_V1: readonly string[] = [PROTOCOL_VERSION];
+const BOTH_VERSIONS: readonly string[] = [PROTOCOL_VERSION, V03_PROTOCOL_VERSION];
+
 /**
- * A call over HTTP. Its signal is the client's leaving, made when first read: node makes an
- * AbortController's signal on first read, and that costs more than the rest of a Message answer,
- * while only streams read it.
+ * A call over HTTP. Its signal is the client's leaving, made (with its listener on the response)
+ * when first read: node makes an AbortController's signal on first read, and that costs more than
+ * the rest of a Message answer, while only streams read it.
  */
 class HttpCall implements A2ACall {
   readonly agent: A2ACall['agent'];
@@ -258,8 +263,10 @@ class HttpCall implements A2ACall {
   readonly protocolVersion: A2ACall['protocolVersion'];
   readonly traceContext: A2ACall['traceContext'];
 
+  private closed?: AbortController;
+
   constructor(
-    private readonly closed: AbortController,
+    private readonly res: ServerResponse,
     fields: Omit<A2ACall, 'signal'>,
   ) {
     this.agent = fields.agent;
@@ -273,6 +280,18 @@ class HttpCall implements A2ACall {
   }
 
   get signal(): AbortSignal {
+    if (this.closed === undefined) {
+      const closed = (this.closed = new AbortController());
+      const res = this.res;
+      // only a client that left before the answer ended needs telling; aborting costs an Error per request
+      if (res.closed) {
+        if (!res.writableFinished) closed.abort();
+      } else {
+        res.on('close', () => {
+          if (!res.writableFinished) closed.abort();
+        });
+      }
+    }
     return this.closed.signal;
   }
 }
@@ -286,12 +305,20 @@ function writeNext(iterator: AsyncIterator<StreamEvent>, stream: SseStream, form
   });
 }
 
-/** `A2A-Version` from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
-function requestedVersion(headers: IncomingHttpHeaders, query: Readonly<Record<string, unknown>>): string | undefined {
-  const header = headers[VERSION_HEADER.toLowerCase()];
+/** `A2A-Version` from its header, or from the query string of `url` (spec §3.6.1 allows `?A2A-Version=`). */
+function requestedVersion(headers: IncomingHttpHeaders, url: string | undefined): string | undefined {
+  const header = headers[VERSION_HEADER_LOWER];
   if (typeof header === 'string') return header;
-  const value = query[VERSION_HEADER] ?? query[VERSION_HEADER.toLowerCase()];
+  const query = queryOf(url);
+  const value = query[VERSION_HEADER] ?? query[VERSION_HEADER_LOWER];
   return typeof value === 'string' ? value : undefined;
+}
+
+const VERSION_HEADER_LOWER = VERSION_HEADER.toLowerCase();
+
+/** A promise or any other thenable (a resolver may return either): what `await` would wait for. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 /** The query string of a raw request URL, before any router parsed it. */

@@ -6,6 +6,7 @@
  * neither platform, so an app loads only the one it runs on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pathOf } from './binding-routes.js';
 import type { RoutedRequest } from './http-binding.js';
 
 /** What the module reads of a platform's request: Express's and Fastify's alike. */
@@ -29,13 +30,24 @@ interface HijackableReply {
 
 /** What a binding is told of a request, from the platform's request. */
 export function routedOf(platformRequest: unknown): RoutedRequest {
-  const req = platformRequest as PlatformRequest;
-  return {
-    request: platformRequest,
-    raw: req.raw ?? (platformRequest as IncomingMessage),
-    agent: req.params?.agent as string | undefined,
-    query: req.query ?? {},
-  };
+  return new PlatformRoutedRequest(platformRequest);
+}
+
+/** A class, not a literal with a getter: a literal makes its getter anew (and slowly) per request. */
+class PlatformRoutedRequest implements RoutedRequest {
+  readonly raw: IncomingMessage;
+  readonly agent?: string;
+
+  constructor(readonly request: unknown) {
+    const req = request as PlatformRequest;
+    this.raw = req.raw ?? (request as IncomingMessage);
+    this.agent = req.params?.agent as string | undefined;
+  }
+
+  /** Read when asked (REST only): Express 5 parses the query string at each read of `req.query`. */
+  get query(): Readonly<Record<string, unknown>> {
+    return (this.request as PlatformRequest).query ?? {};
+  }
 }
 
 /** node's response of a platform's, which the module now answers on by itself. */
@@ -54,9 +66,20 @@ export function responseOf(platformResponse: unknown): ServerResponse {
  */
 export function subPathOf(platformRequest: unknown): string {
   const req = platformRequest as PlatformRequest;
-  const routePath = String(req.route?.path ?? req.routeOptions?.url ?? '');
-  const segments = routePath.split('/').filter(Boolean);
-  const prefixSegments = segments.length - (/^\*/.test(segments.at(-1) ?? '') ? 1 : 0);
-  const rawPath = (req.originalUrl ?? req.raw?.url ?? req.url ?? '').split('?')[0];
+  const prefixSegments = prefixSegmentsOf(String(req.route?.path ?? req.routeOptions?.url ?? ''));
+  const rawPath = pathOf(req.originalUrl ?? req.raw?.url ?? req.url ?? '');
   return `/${rawPath.split('/').filter(Boolean).slice(prefixSegments).join('/')}`;
+}
+
+/** Segments before the catch-all of each route path seen: a handful of routes, asked once per request each. */
+const PREFIX_SEGMENTS = new Map<string, number>();
+
+function prefixSegmentsOf(routePath: string): number {
+  let count = PREFIX_SEGMENTS.get(routePath);
+  if (count === undefined) {
+    const segments = routePath.split('/').filter(Boolean);
+    count = segments.length - (/^\*/.test(segments.at(-1) ?? '') ? 1 : 0);
+    PREFIX_SEGMENTS.set(routePath, count);
+  }
+  return count;
 }

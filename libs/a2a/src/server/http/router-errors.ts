@@ -12,7 +12,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { AgentNotFoundError, InvalidRequestError, type A2AError } from '../../protocol/errors.js';
-import { BindingRoutes } from './binding-routes.js';
+import { BindingRoutes, pathOf } from './binding-routes.js';
 import { JsonRpcBinding } from './json-rpc.binding.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import { readBodyAhead } from './request-body.js';
@@ -67,7 +67,7 @@ export class RouterErrors implements OnModuleInit {
 
   /** What Fastify's router would refuse of an A2A path, as the binding answers it; undefined for any other path. */
   private routerRefusal(url: string | undefined, maxParamLength: number): { binding: 'jsonRpc' | 'rest'; error: A2AError } | undefined {
-    const path = (url ?? '').split('?')[0];
+    const path = pathOf(url ?? '');
     if (!path.includes('%') && path.length <= maxParamLength) return undefined;
     const binding = this.routes.bindingOf(url);
     if (binding === undefined) return undefined;
