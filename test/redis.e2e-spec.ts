@@ -44,7 +44,8 @@ const start = async (client: BindingClient, text: string) =>
 
 describe('two instances, one Redis', () => {
   it('runs a task on A that B reads, lists and follows to COMPLETED, every event in order', async () => {
-    const task = await start(restA, '/task slow 600 shared');
+    // long enough that B subscribes before it ends, even on a loaded machine (a finished task refuses SubscribeToTask)
+    const task = await start(restA, '/task slow 2000 shared');
     expect((await restB.call('GetTask', { id: task.id })).result.id).toBe(task.id);
     const stream = await restB.stream('SubscribeToTask', { id: task.id });
     expect(Object.keys(stream.events[0].data)).toEqual(['task']);
