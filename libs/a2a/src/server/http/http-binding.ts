@@ -11,7 +11,7 @@ import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, 
 import { A2A_JSON, JSON_MEDIA_TYPE, responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
-import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
+import { formatSseEvent, formatSseJson, parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
 import type { DecodeOptions } from '../../protocol/codec.js';
 import { V03_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION } from '../../protocol/v03/constants.js';
@@ -50,8 +50,8 @@ export interface WireFormat {
   error(error: A2AError): unknown;
   /** HTTP status of an error answer. */
   errorStatus(error: A2AError): number;
-  /** Data of one SSE event. */
-  event(event: StreamEvent): unknown;
+  /** Data of one SSE event, as JSON text (shared by the streams that show the event: see `sharedEventJson`). */
+  event(event: StreamEvent): string;
   /** HTTP status of a successful unary answer; default 200. */
   resultStatus?(): number;
 }
@@ -277,14 +277,16 @@ class HttpCall implements A2ACall {
   }
 }
 
-/** Writes the iterator's next event to the stream; true once there is none. */
+/** Writes the iterator's next event to the stream; true once there is none. No promise of its own while the socket keeps up. */
 function writeNext(iterator: AsyncIterator<StreamEvent>, stream: SseStream, format: WireFormat): Promise<boolean> {
-  return iterator.next().then(async (next) => {
+  return iterator.next().then((next) => {
     if (next.done) return true;
-    await stream.write(formatSseEvent(format.event(next.value), { id: next.value.seq }));
-    return false;
+    const drained = stream.write(formatSseJson(format.event(next.value), { id: next.value.seq }));
+    return drained ? drained.then(notDone) : false;
   });
 }
+
+const notDone = () => false;
 
 /** `A2A-Version` from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
 function requestedVersion(headers: IncomingHttpHeaders, query: Readonly<Record<string, unknown>>): string | undefined {
