@@ -21,7 +21,8 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
   private busy?: Promise<IteratorResult<LoggedEvent>>;
   private finished = false;
 
-  protected constructor(private readonly signal: AbortSignal) {}
+  /** `signal` may be left out: the follower then ends on `return()` (or its log closing) only. */
+  protected constructor(private readonly signal: AbortSignal | undefined) {}
 
   /**
    * The next event if there is one now; a promise to look again after (a read); {@link WAIT}; or {@link END}.
@@ -39,11 +40,11 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
 
   /** Starts listening to the signal, or ends at once when it has aborted already; true when following. */
   protected start(): boolean {
-    if (this.signal.aborted || this.closed()) {
+    if (this.signal?.aborted || this.closed()) {
       this.finished = true;
       return false;
     }
-    this.signal.addEventListener('abort', this, { once: true });
+    this.signal?.addEventListener('abort', this, { once: true });
     return true;
   }
 
@@ -69,7 +70,7 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
    */
   private step(): IteratorResult<LoggedEvent> | Promise<IteratorResult<LoggedEvent>> {
     if (this.finished) return DONE;
-    const taken = this.signal.aborted || this.closed() ? END : this.take();
+    const taken = this.signal?.aborted || this.closed() ? END : this.take();
     if (taken === END) {
       this.finish();
       return DONE;
@@ -111,7 +112,7 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    this.signal.removeEventListener('abort', this);
+    this.signal?.removeEventListener('abort', this);
     this.stop();
     const resolve = this.resolve;
     this.resolve = undefined;

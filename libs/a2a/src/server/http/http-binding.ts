@@ -143,12 +143,7 @@ export abstract class HttpBinding {
     const extensionsHeader = exchange.version === PROTOCOL_VERSION ? EXTENSIONS_HEADER : V03_EXTENSIONS_HEADER;
     const extensions = activateExtensions(parseExtensionsHeader(req.headers[extensionsHeader.toLowerCase()]), agent.extensions);
     if (extensions.length > 0) exchange.headers[extensionsHeader] = extensions.join(', ');
-    const closed = new AbortController();
-    // only a client that left before the answer ended needs telling; aborting costs an Error per request
-    res.on('close', () => {
-      if (!res.writableFinished) closed.abort();
-    });
-    const call = new HttpCall(closed, {
+    const call = new HttpCall(res, {
       agent,
       caller: await this.callers.resolve(routed.request as IncomingMessage, { tenant }),
       extensions,
@@ -223,6 +218,8 @@ export abstract class HttpBinding {
    */
   private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, format: WireFormat): Promise<void> {
     const iterator = events[Symbol.asyncIterator]();
+    // a client that leaves stops its events at once: the log's follower lets go while it waits (EventLog.followEndsOnReturn)
+    stream.onClientGone(() => void Promise.resolve(iterator.return?.()).catch((error: unknown) => this.logUnexpected('Stream', error)));
     let ended = false;
     try {
       // not `for await`, whose frame would hold the last event (a snapshot: the whole task) until the next one
@@ -244,9 +241,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = { [A2A_JSON]: `${A2A_JSO
 const contentTypeOf = (mediaType: string) => CONTENT_TYPES[mediaType] ?? `${mediaType}; charset=utf-8`;
 
 /**
- * A call over HTTP. Its signal is the client's leaving, made when first read: node makes an
- * AbortController's signal on first read, and that costs more than the rest of a Message answer,
- * while only streams read it.
+ * A call over HTTP. Its signal is the client's leaving, made when first read: an AbortSignal costs
+ * more than the rest of a Message answer, and only a stream on a log whose follow does not end on
+ * `return()` reads it (EventLog.followEndsOnReturn).
  */
 class HttpCall implements A2ACall {
   readonly agent: A2ACall['agent'];
@@ -258,8 +255,10 @@ class HttpCall implements A2ACall {
   readonly protocolVersion: A2ACall['protocolVersion'];
   readonly traceContext: A2ACall['traceContext'];
 
+  private closed?: AbortController;
+
   constructor(
-    private readonly closed: AbortController,
+    private readonly res: ServerResponse,
     fields: Omit<A2ACall, 'signal'>,
   ) {
     this.agent = fields.agent;
@@ -273,6 +272,17 @@ class HttpCall implements A2ACall {
   }
 
   get signal(): AbortSignal {
+    if (!this.closed) {
+      const closed = (this.closed = new AbortController());
+      const res = this.res;
+      // only a client that left before the answer ended needs telling (one that left already, at once)
+      if (res.destroyed && !res.writableFinished) closed.abort();
+      else {
+        res.on('close', () => {
+          if (!res.writableFinished) closed.abort();
+        });
+      }
+    }
     return this.closed.signal;
   }
 }

@@ -43,6 +43,12 @@ export class SseStream {
     });
   }
 
+  /** Calls `stop` when the client has gone (at once if it has already), or once the stream closed and ended. */
+  onClientGone(stop: () => void): void {
+    if (this.res.destroyed) stop();
+    else this.res.once('close', stop);
+  }
+
   /**
    * A heartbeat is dropped rather than queued behind a slow client, and never sent before the
    * headers (it would send Node's implicit ones, without the event-stream type).
