@@ -7,11 +7,11 @@
 import { Inject, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
-import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError, toA2AError } from '../../protocol/errors.js';
+import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError } from '../../protocol/errors.js';
 import { A2A_JSON, JSON_MEDIA_TYPE, responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
-import { formatSseEvent, formatSseJson, parseLastEventId } from '../../protocol/sse.js';
+import { parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
 import type { DecodeOptions } from '../../protocol/codec.js';
 import { V03_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION } from '../../protocol/v03/constants.js';
@@ -23,7 +23,8 @@ import { SecurityInventory } from '../security/security-inventory.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import { fromHostException, retryAfterOfNamedLimits } from './host-errors.js';
 import { forgetBody } from './request-body.js';
-import { SseStreams, type SseStream } from './sse-streams.js';
+import { EventPipe, logUnexpected } from './event-pipe.js';
+import { SseStreams } from './sse-streams.js';
 
 /**
  * Headers on every A2A answer, errors and streams included: `nosniff`, so no browser reads an
@@ -164,8 +165,9 @@ export abstract class HttpBinding {
       // Not awaited: the request's own frames (the platform's, Nest's, this binding's) end here, and
       // the stream goes on holding its response, its format and its events only (issue 14: memory
       // per open stream). A host interceptor therefore sees the request end when its stream opens.
+      const pipe = new EventPipe(stream!, outcome.stream[Symbol.asyncIterator](), exchange.format, this.logger);
       piping = true;
-      this.pipe(stream!, outcome.stream, exchange.format).catch((error: unknown) => this.logUnexpected('Stream', error));
+      pipe.start();
     } finally {
       if (!piping) stream?.close();
     }
@@ -195,9 +197,8 @@ export abstract class HttpBinding {
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
   }
 
-  /** Only the error's class: its message and stack may hold secrets or internals. */
   private logUnexpected(what: string, error: unknown): void {
-    this.logger.error(`${what} failed unexpectedly: ${(error as Error)?.name ?? typeof error}`);
+    logUnexpected(this.logger, what, error);
   }
 
   /** `body` undefined: an answer without one (204). */
@@ -210,29 +211,6 @@ export abstract class HttpBinding {
     const text = JSON.stringify(body);
     res.writeHead(status, { ...exchange.headers, 'Content-Type': contentTypeOf(exchange.mediaType), 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
-  }
-
-  /**
-   * Writes the events of an open stream (the handler accepted the request: its refusals were
-   * ordinary answers, and the stream opened then, not at its first event), then ends it.
-   */
-  private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, format: WireFormat): Promise<void> {
-    const iterator = events[Symbol.asyncIterator]();
-    // a client that leaves stops its events at once: the log's follower lets go while it waits (EventLog.followEndsOnReturn)
-    stream.onClientGone(() => void Promise.resolve(iterator.return?.()).catch((error: unknown) => this.logUnexpected('Stream', error)));
-    let ended = false;
-    try {
-      // not `for await`, whose frame would hold the last event (a snapshot: the whole task) until the next one
-      while (!(ended = await writeNext(iterator, stream, format)));
-    } catch (error) {
-      const a2aError = toA2AError(error);
-      if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
-      await stream.write(formatSseEvent(format.error(a2aError), { event: 'error' }));
-    } finally {
-      stream.close();
-      // as `for await` would: an iterator left early is told so (a follower of the log stops)
-      if (!ended) await iterator.return?.();
-    }
   }
 }
 
@@ -286,17 +264,6 @@ class HttpCall implements A2ACall {
     return this.closed.signal;
   }
 }
-
-/** Writes the iterator's next event to the stream; true once there is none. No promise of its own while the socket keeps up. */
-function writeNext(iterator: AsyncIterator<StreamEvent>, stream: SseStream, format: WireFormat): Promise<boolean> {
-  return iterator.next().then((next) => {
-    if (next.done) return true;
-    const drained = stream.write(formatSseJson(format.event(next.value), { id: next.value.seq }));
-    return drained ? drained.then(notDone) : false;
-  });
-}
-
-const notDone = () => false;
 
 /** `A2A-Version` from its header, or from the query string (spec §3.6.1 allows `?A2A-Version=`). */
 function requestedVersion(headers: IncomingHttpHeaders, query: Readonly<Record<string, unknown>>): string | undefined {
