@@ -5,26 +5,17 @@
  * answer).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Injectable } from '@nestjs/common';
 import { createParser } from 'eventsource-parser';
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2AAgent, A2AModule, type AgentExecutor, type TaskContext } from 'nestjs-a2a';
+import { A2AModule } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
+import { WaitingAgent } from './support/waiting-agent.js';
 import { currentPlatform, describeOnEachPlatform } from './support/platforms.js';
 import type { RunningApp } from './support/demo-app.js';
 import { V1, jsonRpcClient, userMessage, type Json } from './support/wire-client.js';
-
-@A2AAgent({ name: 'waiter', description: 'Works until its task is canceled', skills: [{ id: 'w', name: 'W', description: 'w', tags: ['w'] }] })
-@Injectable()
-class WaitingAgent implements AgentExecutor {
-  async execute(ctx: TaskContext) {
-    await ctx.working();
-    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
-  }
-}
 
 /** An SSE answer read as it arrives: its events and the heartbeat comments between them. */
 interface OpenStream {

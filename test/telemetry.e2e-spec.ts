@@ -329,3 +329,21 @@ describe('an outbound call to an A2A 0.3 agent (the official a2a-js 0.3 server)'
     expect(sent).toEqual([traceparentOf(span.spanContext().traceId, span.spanContext().spanId)]);
   });
 });
+
+// last: its GetTask and CancelTask spans would be the first such spans the tests above look for
+describe('a stream whose client leaves', () => {
+  it('ends at once, not at its task\'s next event: it stops counting as open while the task still works', async () => {
+    const rest = clients[1];
+    const { events } = await rest.stream('SendStreamingMessage', { message: userMessage('/task slow 10000 left') }, { stopAfter: 2 });
+    const taskId = events[0].data.task.id;
+    await waitUntil(async () => {
+      await telemetry.collect();
+      return pointsWith(telemetry.points('a2a.server.open_streams'), { 'rpc.method': 'SendStreamingMessage' })[0]?.value === 0;
+    });
+    await telemetry.collect();
+    expect(pointsWith(telemetry.points('a2a.server.open_streams'), { 'rpc.method': 'SendStreamingMessage' })[0].value).toBe(0);
+    // the stream's end came through its return(), before the task's next event
+    expect((await rest.call('GetTask', { id: taskId })).result.status.state).toBe('TASK_STATE_WORKING');
+    await rest.call('CancelTask', { id: taskId });
+  });
+});

@@ -1,7 +1,7 @@
 /** The JSON-RPC 2.0 envelope of the A2A JSON-RPC binding (spec digest §2.2). */
 import { describe, expect, it } from '@jest/globals';
 import { InvalidRequestError, MethodNotFoundError, TaskNotFoundError } from './errors.js';
-import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcIdOf, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from './jsonrpc.js';
+import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcIdOf, jsonRpcResult, jsonRpcResultText, parseJsonRpcCall, type JsonRpcId } from './jsonrpc.js';
 
 function envelopeError(body: unknown): JsonRpcEnvelopeError {
   try {
@@ -148,6 +148,11 @@ describe('response envelopes', () => {
   it('jsonRpcResult', () => {
     expect(jsonRpcResult(1, { task: { id: 't' } })).toEqual({ jsonrpc: '2.0', id: 1, result: { task: { id: 't' } } });
     expect(JSON.stringify(jsonRpcResult('a', {}))).toBe('{"jsonrpc":"2.0","id":"a","result":{}}');
+  });
+
+  it.each<JsonRpcId>([1, 0, -3.5, 'a', 'with "quotes" and \u2028', null])('jsonRpcResultText is the bytes of jsonRpcResult, id %p', (id) => {
+    const result = { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING', message: { parts: [{ text: 'é\n' }] } } } };
+    expect(jsonRpcResultText(id, JSON.stringify(result))).toBe(JSON.stringify(jsonRpcResult(id, result)));
   });
 
   it('jsonRpcError', () => {

@@ -77,6 +77,14 @@ export function jsonRpcResult(id: JsonRpcId, result: unknown) {
   return { jsonrpc: '2.0' as const, id, result };
 }
 
+/**
+ * `JSON.stringify(jsonRpcResult(id, result))` for a result already JSON text (`resultJson`), byte
+ * for byte: a stream's events share one result text and differ only by the request's id.
+ */
+export function jsonRpcResultText(id: JsonRpcId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
 export function jsonRpcError(id: JsonRpcId, error: A2AError) {
   return { jsonrpc: '2.0' as const, id, error: error.toJsonRpc() };
 }

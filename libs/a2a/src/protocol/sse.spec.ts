@@ -1,7 +1,7 @@
 /** Server-Sent Events framing (spec digest §2.5). */
 import { describe, expect, it } from '@jest/globals';
 import { jsonRpcResult } from './jsonrpc.js';
-import { SSE_HEADERS, SSE_HEARTBEAT, formatSseEvent, parseLastEventId, type SseEventOptions } from './sse.js';
+import { SSE_HEADERS, SSE_HEARTBEAT, formatSseEvent, formatSseJson, parseLastEventId, type SseEventOptions } from './sse.js';
 
 const statusUpdate = { statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } } };
 const statusJson = '{"statusUpdate":{"taskId":"task-1","contextId":"ctx-1","status":{"state":"TASK_STATE_WORKING"}}}';
@@ -27,6 +27,7 @@ describe('formatSseEvent', () => {
     { name: 'empty event name is left out', data: {}, options: { event: '' }, expected: 'data: {}\n\n' },
   ])('$name', ({ data, options, expected }) => {
     expect(formatSseEvent(data, options)).toBe(expected);
+    expect(formatSseJson(JSON.stringify(data), options)).toBe(expected);
   });
 
   it('keeps JSON on one data line even when strings hold line breaks', () => {

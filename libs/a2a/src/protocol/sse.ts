@@ -9,10 +9,18 @@ export interface SseEventOptions {
 
 /** One SSE event holding compact single-line JSON. */
 export function formatSseEvent(data: unknown, options: SseEventOptions = {}): string {
+  return formatSseJson(JSON.stringify(data), options);
+}
+
+/**
+ * {@link formatSseEvent} of JSON text already made (`JSON.stringify` output, which never holds a
+ * line break): streams that show one event share its text (fan-out).
+ */
+export function formatSseJson(json: string, options: SseEventOptions = {}): string {
   let out = '';
   if (options.event) out += `event: ${options.event}\n`;
   if (options.id !== undefined) out += `id: ${options.id}\n`;
-  return `${out}data: ${JSON.stringify(data)}\n\n`;
+  return `${out}data: ${json}\n\n`;
 }
 
 /** A comment line: keeps proxies from closing a quiet stream, ignored by every SSE parser. */

@@ -53,7 +53,11 @@ export interface A2ACall {
   readonly caller: A2ACaller;
   /** Extensions requested and supported: active for this request. */
   readonly extensions: readonly string[];
-  /** Fires when the client goes away: streams stop following the task (the task goes on). */
+  /**
+   * Fires when the client goes away: streams stop following the task (the task goes on). Read
+   * only for a log whose follow does not end on `return()` (`EventLog.followEndsOnReturn`); a
+   * binding stops a stream whose client left through the stream's `return()` in any case.
+   */
   readonly signal: AbortSignal;
   /** `Last-Event-ID` of a reconnecting stream. */
   readonly lastEventId?: number;
@@ -181,7 +185,7 @@ export class A2ARequestHandler {
     const turn = await this.startTurn(call, request);
     const start = await turn.started;
     if ('message' in start) return streamOf([{ event: { message: start.message } }]);
-    return this.follow(call.signal, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
+    return this.follow(call, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
   }
 
   async getTask(call: A2ACall, request: GetTaskRequest): Promise<Task> {
@@ -216,14 +220,14 @@ export class A2ARequestHandler {
     const stored = await this.tasks.get(this.scope(call), request.id);
     const terminal = isTerminalState(stored.task.status.state);
     if (call.lastEventId !== undefined) {
-      return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call.signal, request.id, call.lastEventId, false);
+      return terminal && call.lastEventId >= stored.seq ? streamOf([]) : this.follow(call, request.id, call.lastEventId, false);
     }
     if (terminal) {
       throw new UnsupportedOperationError(`Task ${echoed(request.id)} is ${stored.task.status.state}; a finished task cannot be subscribed to`, {
         taskId: echoed(request.id),
       });
     }
-    return this.follow(call.signal, request.id, stored.seq, true, undefined, { seq: stored.seq, event: { task: taskView(stored.task) } });
+    return this.follow(call, request.id, stored.seq, true, undefined, { seq: stored.seq, event: { task: taskView(stored.task) } });
   }
 
   /** ProtoJSON of a ListTasks answer: with `includeArtifacts`, every task carries `artifacts` (maybe `[]`). */
@@ -259,9 +263,13 @@ export class A2ARequestHandler {
     });
   }
 
-  /** A task's log as a stream ({@link TaskEventStream}); it holds the signal only, not the call. */
-  private follow(signal: AbortSignal, taskId: string, afterSeq: number, started: boolean, historyLength?: number, first?: StreamEvent): AsyncIterable<StreamEvent> {
-    return new TaskEventStream(this.tasks.follow(taskId, afterSeq, signal)[Symbol.asyncIterator](), taskId, started, historyLength, first);
+  /**
+   * A task's log as a stream ({@link TaskEventStream}); it holds neither the call nor, where the
+   * log's follow ends on `return()`, its signal: the binding stops the stream through `return()`.
+   */
+  private follow(call: A2ACall, taskId: string, afterSeq: number, started: boolean, historyLength?: number, first?: StreamEvent): AsyncIterable<StreamEvent> {
+    const log = this.tasks.follow(taskId, afterSeq, () => call.signal);
+    return new TaskEventStream(log[Symbol.asyncIterator](), taskId, started, historyLength, first);
   }
 
   /** Scoping comes from the caller alone (its tenant included), before any data is read. */

@@ -50,7 +50,8 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
     return DONE;
   }
 
-  private async shown(next: IteratorResult<LoggedEvent>): Promise<IteratorResult<StreamEvent>> {
+  /** Not async: a promise only for the last event (while the log is let go), none per event before it. */
+  private shown(next: IteratorResult<LoggedEvent>): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> {
     if (next.done || this.ended) {
       this.ended = true;
       return DONE;
@@ -63,12 +64,13 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
         : { task: taskView(event.task, { historyLength: this.historyLength }) };
     }
     this.started = true;
+    const result: IteratorResult<StreamEvent> = { done: false, value: { seq, event: shown } };
     if ('statusUpdate' in shown) {
       const state = shown.statusUpdate.status.state;
       // the log is let go at once: its follower stops waiting for events this stream will not show
-      if (isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED') await this.end();
+      if (isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED') return this.end().then(() => result);
     }
-    return { done: false, value: { seq, event: shown } };
+    return result;
   }
 
   private async end(): Promise<void> {

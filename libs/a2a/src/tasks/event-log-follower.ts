@@ -16,12 +16,13 @@ export const END = Symbol('end');
 /** @internal */
 export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEvent> {
   /** Resolves the `next()` that waits. */
-  private resolve?: (result: Promise<IteratorResult<LoggedEvent>>) => void;
+  private resolve?: (result: IteratorResult<LoggedEvent> | Promise<IteratorResult<LoggedEvent>>) => void;
   /** The `next()` in progress (waiting, or reading): one at a time, another asked meanwhile comes after it. */
   private busy?: Promise<IteratorResult<LoggedEvent>>;
   private finished = false;
 
-  protected constructor(private readonly signal: AbortSignal) {}
+  /** `signal` may be left out: the follower then ends on `return()` (or its log closing) only. */
+  protected constructor(private readonly signal: AbortSignal | undefined) {}
 
   /**
    * The next event if there is one now; a promise to look again after (a read); {@link WAIT}; or {@link END}.
@@ -39,11 +40,11 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
 
   /** Starts listening to the signal, or ends at once when it has aborted already; true when following. */
   protected start(): boolean {
-    if (this.signal.aborted || this.closed()) {
+    if (this.signal?.aborted || this.closed()) {
       this.finished = true;
       return false;
     }
-    this.signal.addEventListener('abort', this, { once: true });
+    this.signal?.addEventListener('abort', this, { once: true });
     return true;
   }
 
@@ -59,14 +60,23 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
         () => this.next(),
       );
     }
-    if (this.finished) return Promise.resolve(DONE);
-    const taken = this.signal.aborted || this.closed() ? END : this.take();
+    const stepped = this.step();
+    return stepped instanceof Promise ? stepped : Promise.resolve(stepped);
+  }
+
+  /**
+   * The next event if there is one now, else a promise of it (then `busy`). A waiting `next()` is
+   * resolved with this directly, so an event that is there costs no promise of its own (fan-out).
+   */
+  private step(): IteratorResult<LoggedEvent> | Promise<IteratorResult<LoggedEvent>> {
+    if (this.finished) return DONE;
+    const taken = this.signal?.aborted || this.closed() ? END : this.take();
     if (taken === END) {
       this.finish();
-      return Promise.resolve(DONE);
+      return DONE;
     }
     if (taken === WAIT) return (this.busy = new Promise((resolve) => (this.resolve = resolve)));
-    if (!(taken instanceof Promise)) return Promise.resolve(taken);
+    if (!(taken instanceof Promise)) return taken;
     return (this.busy = taken.then(
       () => {
         this.busy = undefined;
@@ -96,17 +106,17 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
     if (!resolve) return;
     this.resolve = undefined;
     this.busy = undefined;
-    resolve(this.next());
+    resolve(this.step());
   }
 
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    this.signal.removeEventListener('abort', this);
+    this.signal?.removeEventListener('abort', this);
     this.stop();
     const resolve = this.resolve;
     this.resolve = undefined;
     this.busy = undefined;
-    resolve?.(Promise.resolve(DONE));
+    resolve?.(DONE);
   }
 }

@@ -21,9 +21,19 @@ export interface EventLog {
   append(taskId: string, event: StreamResponse, expectedSeq: number): Promise<number>;
   /**
    * The events after `afterSeq`, then every event appended later, in order, until `signal`
-   * aborts (then the iteration ends quietly). Waits for a log that does not exist yet.
+   * aborts (then the iteration ends quietly) or the iterator's `return()` is called. Waits for a
+   * log that does not exist yet. `signal` is left out only when {@link followEndsOnReturn} is set.
    */
-  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent>;
+  follow(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncIterable<LoggedEvent>;
+  /**
+   * Set when `return()` on a follow's iterator ends it at once, even while its `next()` waits for
+   * an event (that `next()` then resolves done, and the follower lets go of what it held). Open
+   * streams then follow without an `AbortSignal` of their own (about 0.8 KB an open stream, issue
+   * 14) and stop through `return()` when their client leaves. Leave it unset for a `follow`
+   * written as an async generator: a generator answers `return()` only after its pending `next()`,
+   * i.e. at the task's next event, so such a log is given a signal that aborts when the client leaves.
+   */
+  readonly followEndsOnReturn?: boolean;
   /**
    * The stored events from `fromSeq` to `toSeq` (both included), in order, at once, without waiting:
    * a prefix of them when the log ends sooner or the backend reads in pages (Redis: 100), none when

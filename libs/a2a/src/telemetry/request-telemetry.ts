@@ -60,22 +60,16 @@ class ObservedRequest {
     if (typeof id === 'string' && status !== undefined) this.sawTask(id, contextId, status.state);
   }
 
-  async *follow<E extends { readonly event: StreamResponse }>(events: AsyncIterable<E>): AsyncIterable<E> {
-    const meters = this.observation.meters;
-    meters?.openStreams.add(1, this.attributes);
-    let failure: unknown;
-    try {
-      for await (const event of events) {
-        this.sawEvent(event.event);
-        yield event;
-      }
-    } catch (error) {
-      failure = error;
-      throw error;
-    } finally {
-      meters?.openStreams.add(-1, this.attributes);
-      this.end(failure);
-    }
+  /** The stream's events, observed ({@link ObservedStream}); it counts as open until it ends. */
+  follow<E extends { readonly event: StreamResponse }>(events: AsyncIterable<E>): AsyncIterable<E> {
+    this.observation.meters?.openStreams.add(1, this.attributes);
+    return new ObservedStream(this, events[Symbol.asyncIterator]());
+  }
+
+  /** The stream ended: its last event, an error, or the client leaving. */
+  streamEnded(error?: unknown): void {
+    this.observation.meters?.openStreams.add(-1, this.attributes);
+    this.end(error);
   }
 
   end(error?: unknown): void {
@@ -85,7 +79,7 @@ class ObservedRequest {
     observation.meters?.serverDuration.record(observation.seconds, errorType === undefined ? this.attributes : { ...this.attributes, [ATTR.errorType]: errorType });
   }
 
-  private sawEvent(event: StreamResponse): void {
+  sawEvent(event: StreamResponse): void {
     if ('task' in event) this.sawTask(event.task.id, event.task.contextId, event.task.status.state);
     else if ('statusUpdate' in event) this.sawTask(event.statusUpdate.taskId, event.statusUpdate.contextId, event.statusUpdate.status.state);
   }
@@ -96,6 +90,53 @@ class ObservedRequest {
     span.setAttribute(ATTR.taskId, id);
     if (typeof contextId === 'string' && contextId !== '') span.setAttribute(ATTR.contextId, contextId);
     if (typeof state === 'string') span.setAttribute(ATTR.taskState, state);
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * A stream's events, observed: an iterator object rather than an async generator, so that
+ * `return()` (the client left) reaches the stream at once, where a generator would answer it only
+ * after its pending `next()`, i.e. at the task's next event, keeping a gone client's follower till then.
+ */
+class ObservedStream<E extends { readonly event: StreamResponse }> implements AsyncIterableIterator<E> {
+  private ended = false;
+
+  constructor(
+    private readonly request: ObservedRequest,
+    private readonly events: AsyncIterator<E>,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<E>> {
+    if (this.ended) return Promise.resolve(DONE);
+    return this.events.next().then(
+      (next) => {
+        if (next.done) this.end();
+        else this.request.sawEvent(next.value.event);
+        return next;
+      },
+      (error: unknown) => {
+        this.end(error);
+        throw error;
+      },
+    );
+  }
+
+  async return(): Promise<IteratorResult<E>> {
+    this.end();
+    await this.events.return?.();
+    return DONE;
+  }
+
+  private end(error?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.request.streamEnded(error);
   }
 }
 

@@ -300,6 +300,27 @@ export function describeEventLogContract(name: string, create: () => Promise<Eve
         expect(received).toEqual([]);
       });
 
+      it('with followEndsOnReturn: follows with no signal, and return() ends a waiting follow at once', async () => {
+        if (!log.followEndsOnReturn) return; // such a log is always given a signal (EventLog.followEndsOnReturn)
+        const id = `${prefix}1`;
+        await appendAll(id, ['a']);
+        const iterator = log.follow(id, 0)[Symbol.asyncIterator]();
+        const first = await withinDeadline(iterator.next());
+        expect(first !== 'still running' && !first.done && textOf(first.value)).toBe('a');
+        const live = iterator.next();
+        await tick(20);
+        await appendAll(id, ['b'], 1);
+        const second = await withinDeadline(live);
+        expect(second !== 'still running' && !second.done && textOf(second.value)).toBe('b');
+        const waiting = iterator.next();
+        await tick(20);
+        expect(await withinDeadline(iterator.return!())).toEqual({ done: true, value: undefined });
+        // at once: not at the next append
+        expect(await withinDeadline(waiting)).toEqual({ done: true, value: undefined });
+        expect(await log.append(id, statusEvent(id, 'c'), 2)).toBe(3);
+        expect(await withinDeadline(iterator.next())).toEqual({ done: true, value: undefined });
+      });
+
       it('waits for the first append of a log that does not exist yet', async () => {
         const id = `${prefix}new`;
         const follower = collect(log, id, 0, 2);

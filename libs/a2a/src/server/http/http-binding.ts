@@ -7,11 +7,11 @@
 import { Inject, Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
-import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError, toA2AError } from '../../protocol/errors.js';
+import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError } from '../../protocol/errors.js';
 import { A2A_JSON, JSON_MEDIA_TYPE, responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
-import { formatSseEvent, parseLastEventId } from '../../protocol/sse.js';
+import { parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
 import type { DecodeOptions } from '../../protocol/codec.js';
 import { V03_EXTENSIONS_HEADER, V03_PROTOCOL_VERSION } from '../../protocol/v03/constants.js';
@@ -23,7 +23,8 @@ import { SecurityInventory } from '../security/security-inventory.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import { fromHostException, retryAfterOfNamedLimits } from './host-errors.js';
 import { forgetBody } from './request-body.js';
-import { SseStreams, type SseStream } from './sse-streams.js';
+import { EventPipe, logUnexpected } from './event-pipe.js';
+import { SseStreams } from './sse-streams.js';
 
 /**
  * Headers on every A2A answer, errors and streams included: `nosniff`, so no browser reads an
@@ -53,8 +54,8 @@ export interface WireFormat {
   error(error: A2AError): unknown;
   /** HTTP status of an error answer. */
   errorStatus(error: A2AError): number;
-  /** Data of one SSE event. */
-  event(event: StreamEvent): unknown;
+  /** Data of one SSE event, as JSON text (shared by the streams that show the event: see `sharedEventJson`). */
+  event(event: StreamEvent): string;
   /** HTTP status of a successful unary answer; default 200. */
   resultStatus?(): number;
 }
@@ -170,8 +171,9 @@ export abstract class HttpBinding {
       // Not awaited: the request's own frames (the platform's, Nest's, this binding's) end here, and
       // the stream goes on holding its response, its format and its events only (issue 14: memory
       // per open stream). A host interceptor therefore sees the request end when its stream opens.
+      const pipe = new EventPipe(stream!, outcome.stream[Symbol.asyncIterator](), exchange.format, this.logger);
       piping = true;
-      this.pipe(stream!, outcome.stream, exchange.format).catch((error: unknown) => this.logUnexpected('Stream', error));
+      pipe.start();
     } finally {
       if (!piping) stream?.close();
     }
@@ -201,9 +203,8 @@ export abstract class HttpBinding {
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
   }
 
-  /** Only the error's class: its message and stack may hold secrets or internals. */
   private logUnexpected(what: string, error: unknown): void {
-    this.logger.error(`${what} failed unexpectedly: ${(error as Error)?.name ?? typeof error}`);
+    logUnexpected(this.logger, what, error);
   }
 
   /** `body` undefined: an answer without one (204). */
@@ -217,27 +218,6 @@ export abstract class HttpBinding {
     res.writeHead(status, { ...exchange.headers, 'Content-Type': contentTypeOf(exchange.mediaType), 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
   }
-
-  /**
-   * Writes the events of an open stream (the handler accepted the request: its refusals were
-   * ordinary answers, and the stream opened then, not at its first event), then ends it.
-   */
-  private async pipe(stream: SseStream, events: AsyncIterable<StreamEvent>, format: WireFormat): Promise<void> {
-    const iterator = events[Symbol.asyncIterator]();
-    let ended = false;
-    try {
-      // not `for await`, whose frame would hold the last event (a snapshot: the whole task) until the next one
-      while (!(ended = await writeNext(iterator, stream, format)));
-    } catch (error) {
-      const a2aError = toA2AError(error);
-      if (!(error instanceof A2AError)) this.logUnexpected('Stream', error);
-      await stream.write(formatSseEvent(format.error(a2aError), { event: 'error' }));
-    } finally {
-      stream.close();
-      // as `for await` would: an iterator left early is told so (a follower of the log stops)
-      if (!ended) await iterator.return?.();
-    }
-  }
 }
 
 /** `Content-Type` of a JSON answer for each media type an answer takes (responseMediaType), made once rather than per answer. */
@@ -250,8 +230,8 @@ const BOTH_VERSIONS: readonly string[] = [PROTOCOL_VERSION, V03_PROTOCOL_VERSION
 
 /**
  * A call over HTTP. Its signal is the client's leaving, made (with its listener on the response)
- * when first read: node makes an AbortController's signal on first read, and that costs more than
- * the rest of a Message answer, while only streams read it.
+ * when first read: an AbortSignal costs more than the rest of a Message answer, and only a stream on
+ * a log whose follow does not end on `return()` reads it (EventLog.followEndsOnReturn).
  */
 class HttpCall implements A2ACall {
   readonly agent: A2ACall['agent'];
@@ -294,15 +274,6 @@ class HttpCall implements A2ACall {
     }
     return this.closed.signal;
   }
-}
-
-/** Writes the iterator's next event to the stream; true once there is none. */
-function writeNext(iterator: AsyncIterator<StreamEvent>, stream: SseStream, format: WireFormat): Promise<boolean> {
-  return iterator.next().then(async (next) => {
-    if (next.done) return true;
-    await stream.write(formatSseEvent(format.event(next.value), { id: next.value.seq }));
-    return false;
-  });
 }
 
 /** `A2A-Version` from its header, or from the query string of `url` (spec §3.6.1 allows `?A2A-Version=`). */

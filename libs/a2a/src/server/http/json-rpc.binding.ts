@@ -16,13 +16,14 @@ import {
   UnsupportedMediaTypeError,
 } from '../../protocol/errors.js';
 import { JSON_BODY_TYPES, checkContentType } from '../../protocol/json-body.js';
-import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcIdOf, jsonRpcResult, parseJsonRpcCall, type JsonRpcId } from '../../protocol/jsonrpc.js';
+import { JsonRpcEnvelopeError, jsonRpcError, jsonRpcIdOf, jsonRpcResult, jsonRpcResultText, parseJsonRpcCall, type JsonRpcId } from '../../protocol/jsonrpc.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
 import { parseV03JsonRpcCall } from '../../protocol/v03/json-rpc.js';
 import { encodeStreamEvent } from '../a2a-request-handler.js';
 import { AgentRegistry } from '../agent-registry.js';
 import { HttpBinding, type Exchange, type RoutedRequest, type WireFormat } from './http-binding.js';
 import { bodyKnownSoFar, hasBody, readJsonBody } from './request-body.js';
+import { sharedEventJson } from './shared-event-json.js';
 import { V03JsonRpcFormat } from './v03-formats.js';
 
 /** JSON-RPC errors travel in HTTP 200 answers, except failures of the HTTP exchange itself. */
@@ -57,7 +58,7 @@ export class JsonRpcFormat implements WireFormat {
   }
 
   event(event: Parameters<WireFormat['event']>[0]) {
-    return jsonRpcResult(this.id, encodeStreamEvent(event.event));
+    return jsonRpcResultText(this.id, sharedEventJson(event.event, encodeStreamEvent));
   }
 }
 

@@ -12,13 +12,14 @@ import { encodeStreamEvent } from '../a2a-request-handler.js';
 import { AgentRegistry, type PublishedAgent } from '../agent-registry.js';
 import { HttpBinding, type Exchange, type RoutedRequest, type WireFormat } from './http-binding.js';
 import { hasBody, readJsonBody } from './request-body.js';
+import { sharedEventJson } from './shared-event-json.js';
 import { V03RestFormat } from './v03-formats.js';
 
 export const REST_FORMAT: WireFormat = {
   result: (result) => result,
   error: (error) => error.toRest(),
   errorStatus: (error) => error.httpStatus,
-  event: (event) => encodeStreamEvent(event.event),
+  event: (event) => sharedEventJson(event.event, encodeStreamEvent),
 };
 
 @Injectable()

@@ -25,19 +25,28 @@ export class SseStream {
     this.res.flushHeaders();
   }
 
-  async write(chunk: string): Promise<void> {
-    if (this.closed || this.res.writableEnded || this.res.destroyed) return;
-    if (!this.res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.res.off('drain', done);
-          this.res.off('close', done);
-          resolve();
-        };
-        this.res.on('drain', done);
-        this.res.on('close', done);
-      });
-    }
+  /**
+   * Writes `chunk`; a promise when the socket did not take it at once (resolves on `drain` or
+   * `close`), undefined when it did: no promise per event while the client keeps up.
+   */
+  write(chunk: string): Promise<void> | undefined {
+    if (this.closed || this.res.writableEnded || this.res.destroyed) return undefined;
+    if (this.res.write(chunk)) return undefined;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+
+  /** Calls `stop` when the client has gone (at once if it has already), or once the stream closed and ended. */
+  onClientGone(stop: () => void): void {
+    if (this.res.destroyed) stop();
+    else this.res.once('close', stop);
   }
 
   /**

@@ -4,13 +4,14 @@
  * by the translators of `protocol/v03`, picked here by the method or route the request named.
  */
 import type { A2AError } from '../../protocol/errors.js';
-import { jsonRpcResult, type JsonRpcId } from '../../protocol/jsonrpc.js';
+import { jsonRpcResult, jsonRpcResultText, type JsonRpcId } from '../../protocol/jsonrpc.js';
 import { toV03Error, v03RestErrorStatus } from '../../protocol/v03/errors.js';
 import { v03JsonRpcError } from '../../protocol/v03/json-rpc.js';
 import type { V03MethodSpec } from '../../protocol/v03/json-rpc-methods.js';
 import { v03RestCodecOf, type V03RestRoute } from '../../protocol/v03/rest-routes.js';
 import type { StreamEvent } from '../a2a-request-handler.js';
 import type { WireFormat } from './http-binding.js';
+import { sharedEventJson, type EventEncoder } from './shared-event-json.js';
 
 /**
  * 0.3 JSON-RPC bodies for one request: its id, and its method once the envelope is read. The
@@ -34,7 +35,7 @@ export class V03JsonRpcFormat implements WireFormat {
   }
 
   event(event: StreamEvent) {
-    return jsonRpcResult(this.id, this.method!.resultToV03(event.event as never));
+    return jsonRpcResultText(this.id, sharedEventJson(event.event, this.method!.resultToV03 as EventEncoder));
   }
 }
 
@@ -60,7 +61,7 @@ export class V03RestFormat implements WireFormat {
   }
 
   event(event: StreamEvent) {
-    return this.codec().resultToV03(event.event as never);
+    return sharedEventJson(event.event, this.codec().resultToV03 as EventEncoder);
   }
 
   private codec() {

@@ -796,7 +796,7 @@ describe('TaskManager', () => {
       const controller = new AbortController();
       const deadline = setTimeout(() => controller.abort(), 2000);
       const followed: LoggedEvent[] = [];
-      for await (const entry of manager.follow(taskId, 0, controller.signal)) {
+      for await (const entry of manager.follow(taskId, 0, () => controller.signal)) {
         followed.push(entry);
         if (followed.length === events.length) break;
       }

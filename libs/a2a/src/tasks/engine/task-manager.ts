@@ -123,9 +123,14 @@ export class TaskManager {
     return this.backend.store.list(scope, query);
   }
 
-  /** The task's events after `afterSeq`, live, until `signal` aborts. */
-  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<LoggedEvent> {
-    return this.backend.log.follow(taskId, afterSeq, signal);
+  /**
+   * The task's events after `afterSeq`, live, until the iterator's `return()`; for a log whose
+   * follow does not end on `return()` at once (`EventLog.followEndsOnReturn`), also until the
+   * signal `signalOf` gives aborts (only such a log costs the consumer a signal).
+   */
+  follow(taskId: string, afterSeq: number, signalOf: () => AbortSignal): AsyncIterable<LoggedEvent> {
+    const log = this.backend.log;
+    return log.followEndsOnReturn ? log.follow(taskId, afterSeq) : log.follow(taskId, afterSeq, signalOf());
   }
 
   /**

@@ -51,8 +51,11 @@ export class InMemoryEventLog implements EventLog {
     return (this.logs.get(taskId)?.events ?? []).slice(Math.max(1, fromSeq) - 1, Math.max(0, toSeq));
   }
 
+  /** Its followers are {@link EventLogFollower}s: `return()` ends one at once. */
+  readonly followEndsOnReturn = true;
+
   /** A {@link LogFollower} ({@link EventLogFollower}: no generator frame per open stream). */
-  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterableIterator<LoggedEvent> {
+  follow(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncIterableIterator<LoggedEvent> {
     return new LogFollower(this, taskId, Math.max(0, afterSeq), signal);
   }
 
@@ -116,7 +119,7 @@ class LogFollower extends EventLogFollower {
     private readonly taskId: string,
     /** Index of the next event to yield (seq - 1). */
     private index: number,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
   ) {
     super(signal);
     this.start();

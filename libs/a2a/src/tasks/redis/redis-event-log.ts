@@ -98,8 +98,11 @@ export class RedisEventLog implements EventLog {
     return redisCall(() => this.range(this.keys.log(taskId), Math.max(1, fromSeq), toSeq));
   }
 
+  /** Its followers are `EventLogFollower`s: `return()` ends one at once. */
+  readonly followEndsOnReturn = true;
+
   /** A `RedisFollower` (an `EventLogFollower`: no generator frame per open stream). */
-  follow(taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterableIterator<LoggedEvent> {
+  follow(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncIterableIterator<LoggedEvent> {
     return new RedisFollower(this, this.keys.log(taskId), Number.isFinite(afterSeq) ? Math.max(0, Math.floor(afterSeq)) : 0, signal);
   }
 

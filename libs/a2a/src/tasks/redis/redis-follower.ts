@@ -53,7 +53,7 @@ export class RedisFollower extends EventLogFollower implements Follower {
     private readonly log: FollowedLog,
     private readonly key: string,
     afterSeq: number,
-    signal: AbortSignal,
+    signal: AbortSignal | undefined,
   ) {
     super(signal);
     this.nextSeq = afterSeq + 1;

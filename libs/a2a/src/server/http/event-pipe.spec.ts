@@ -1,0 +1,118 @@
+/** EventPipe on a real HTTP server on 127.0.0.1: events as SSE frames, a failure as the last `event: error`, return() when the client leaves. */
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { createServer, get, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TaskNotFoundError } from '../../protocol/errors.js';
+import type { StreamResponse } from '../../protocol/types.js';
+import { waitUntil } from '../../testing/wait-until.js';
+import type { StreamEvent } from '../a2a-request-handler.js';
+import type { ResolvedServerOptions } from '../server-options.js';
+import { EventPipe } from './event-pipe.js';
+import { REST_FORMAT } from './rest.binding.js';
+import { SseStreams } from './sse-streams.js';
+
+const working = (text: string): StreamResponse => ({
+  statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', message: { messageId: text, role: 'ROLE_AGENT', parts: [{ text }] } } },
+});
+
+/** Events, then a failure or a wait that only return() ends; it says whether return() was called. */
+class Events implements AsyncIterator<StreamEvent> {
+  returned = false;
+  private index = 0;
+  private wake?: (result: IteratorResult<StreamEvent>) => void;
+
+  constructor(
+    private readonly events: StreamEvent[],
+    private readonly then: Error | 'wait',
+  ) {}
+
+  next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.returned) return Promise.resolve({ done: true, value: undefined });
+    if (this.index < this.events.length) return Promise.resolve({ done: false, value: this.events[this.index++] });
+    if (this.then === 'wait') return new Promise((resolve) => (this.wake = resolve));
+    return Promise.reject(this.then);
+  }
+
+  async return(): Promise<IteratorResult<StreamEvent>> {
+    this.returned = true;
+    this.wake?.({ done: true, value: undefined });
+    return { done: true, value: undefined };
+  }
+}
+
+describe('EventPipe', () => {
+  let server: Server | undefined;
+  const streams = new SseStreams({ streaming: { heartbeatMs: 60_000, maxStreams: 10, maxStreamsPerCaller: 10 } } as ResolvedServerOptions);
+  const logged: string[] = [];
+  const logger = { error: (message: string) => logged.push(message) } as unknown as Logger;
+
+  afterAll(() => streams.closeAll());
+
+  afterEach(async () => {
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+    logged.length = 0;
+  });
+
+  /** Serves `events` as a stream; resolves with the server's origin. */
+  async function serve(events: Events): Promise<string> {
+    server = createServer((_req, res) => {
+      const stream = streams.reserve('caller', res);
+      stream.open({});
+      new EventPipe(stream, events, REST_FORMAT, logger).start();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+  }
+
+  function read(origin: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      get(origin, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+  }
+
+  it('writes each event as a frame with its seq, then ends the response', async () => {
+    const events = new Events([{ seq: 1, event: working('a') }, { seq: 2, event: working('b') }], 'wait');
+    const origin = await serve(events);
+    setTimeout(() => void events.return(), 100);
+    const text = await read(origin);
+    expect(text).toBe(`id: 1\ndata: ${JSON.stringify(working('a'))}\n\nid: 2\ndata: ${JSON.stringify(working('b'))}\n\n`);
+    expect(streams.size).toBe(0);
+  });
+
+  it('sends a failure of the events as the last event, `event: error`, in the binding shape; an A2A error is not logged', async () => {
+    const events = new Events([{ seq: 1, event: working('a') }], new TaskNotFoundError('gone'));
+    const text = await read(await serve(events));
+    const frames = text.split('\n\n').filter(Boolean);
+    expect(frames).toHaveLength(2);
+    expect(frames[1]).toBe(`event: error\ndata: ${JSON.stringify(new TaskNotFoundError('gone').toRest())}`);
+    expect(events.returned).toBe(true);
+    expect(logged).toEqual([]);
+  });
+
+  it('answers an unexpected failure as an InternalError and logs its class only', async () => {
+    const events = new Events([], new RangeError('SECRET internals'));
+    const text = await read(await serve(events));
+    expect(text).toMatch(/^event: error\ndata: \{"error":\{"code":500,"status":"INTERNAL"/);
+    expect(text).not.toContain('SECRET');
+    expect(logged).toEqual(['Stream failed unexpectedly: RangeError']);
+  });
+
+  it('tells the events to stop when the client leaves while they wait', async () => {
+    const events = new Events([{ seq: 1, event: working('a') }], 'wait');
+    const origin = await serve(events);
+    await new Promise<void>((resolve) => {
+      const req = get(origin, (res) => res.once('data', () => (req.destroy(), resolve())));
+    });
+    await waitUntil(() => events.returned);
+    expect(events.returned).toBe(true);
+    await waitUntil(() => streams.size === 0);
+    expect(streams.size).toBe(0);
+  });
+});
