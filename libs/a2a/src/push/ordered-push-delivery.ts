@@ -124,6 +124,12 @@ type Attempt = { readonly webhookId: string; readonly data: PushJobData; readonl
 /** What the log holds from some seq on (seq → event); undefined for a log without `read`. */
 type ReadAhead = Map<number, StreamResponse> | undefined;
 
+/** A job's attempt at its own event. */
+function attemptOf(job: PushJobRun): Attempt {
+  const { taskId, seq, configId } = job.data;
+  return { webhookId: webhookIdOf(taskId, seq, configId), data: job.data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts, enqueuedAt: job.enqueuedAt };
+}
+
 /** @internal */
 export class OrderedPushDelivery implements PushJobProcessor {
   private readonly logger = new Logger('A2A');
@@ -164,7 +170,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
   /** An operator's redelivery of a dead letter: sent whatever the cursor says, no lease, the cursor left as it is. */
   private async redeliver(job: PushJobRun, signal: AbortSignal): Promise<PushJobOutcome> {
     const { scope, taskId, seq, configId } = job.data;
-    const attempt: Attempt = { webhookId: webhookIdOf(taskId, seq, configId), data: job.data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts, enqueuedAt: job.enqueuedAt };
+    const attempt = attemptOf(job);
     const [config, events] = await Promise.all([this.deps.configs.get(scope, taskId, configId), this.readAhead(taskId, seq, seq)]);
     if (!config) {
       await this.deps.outbox.forget(scope, taskId, configId);
@@ -184,7 +190,9 @@ export class OrderedPushDelivery implements PushJobProcessor {
   private async run(job: PushJobRun, signal: AbortSignal, stopping?: AbortSignal): Promise<PushJobOutcome> {
     const { data } = job;
     const { scope, taskId, seq, configId } = data;
-    const holder = webhookIdOf(taskId, seq, configId);
+    // the job's own attempt; its webhook-id names the lease's holder
+    const own = attemptOf(job);
+    const holder = own.webhookId;
     // the lease, the config and the events in one round trip; the job's event follows its cursor at seq - 1
     const [first, claim, read] = await Promise.all([
       this.deps.configs.get(scope, taskId, configId),
@@ -197,7 +205,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
     if (claim.state === 'early') throw new DeliveryDeferredError(claim.waitMs);
     if (!first) {
       await this.deps.outbox.forget(scope, taskId, configId);
-      return this.deps.webhooks.dropped({ webhookId: holder, data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts, enqueuedAt: job.enqueuedAt });
+      return this.deps.webhooks.dropped(own);
     }
     // done already (an attempt whose instance died after delivering), and nothing more is due
     if (claim.state === 'idle') return 'duplicate';
@@ -209,9 +217,9 @@ export class OrderedPushDelivery implements PushJobProcessor {
     let outcome: PushJobOutcome = 'duplicate';
     for (let sent = 0; ; sent++) {
       const next = cursor + 1;
-      const own = sent === 0 && next === seq;
-      const attempt: Attempt = own
-        ? { webhookId: holder, data, attemptsMade: job.attemptsMade, maxAttempts: job.maxAttempts, enqueuedAt: job.enqueuedAt }
+      const isOwn = sent === 0 && next === seq;
+      const attempt: Attempt = isOwn
+        ? own
         : { webhookId: webhookIdOf(taskId, next, configId), data: { scope, taskId, seq: next, configId, ...(data.trace && { trace: data.trace }) }, attemptsMade: 0, maxAttempts: schedule.length, enqueuedAt: job.enqueuedAt };
       if (sent > 0 && (sent >= RUN_LIMIT || stopping?.aborted || schedule[0] > 0)) {
         // its own job, after the schedule's first delay when it has one
@@ -229,7 +237,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
       try {
         result = await this.send(attempt, config, events, signal);
       } catch (error) {
-        if (own) {
+        if (isOwn) {
           // as before this job went on to other events: its own retries, its own dead letter
           if (error instanceof DeliveryAttemptError) await this.handOver(holder, data, error.nextDelayMs, undefined).catch(() => undefined);
           if (error instanceof DeliveryFailedError) await this.moveOn(data, holder, cursor, start);
@@ -247,7 +255,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
         if (!(error instanceof DeliveryFailedError)) throw error;
         result = 'given up';
       }
-      if (own) outcome = result === 'given up' ? outcome : result;
+      if (isOwn) outcome = result === 'given up' ? outcome : result;
       if (result === 'disabled') {
         await this.deps.outbox.forget(scope, taskId, configId);
         return outcome;

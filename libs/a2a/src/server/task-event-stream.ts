@@ -8,8 +8,7 @@ import { isTerminalState, type StreamResponse } from '../protocol/types.js';
 import { taskView } from '../protocol/task-view.js';
 import type { LoggedEvent } from '../tasks/event-log.js';
 import type { StreamEvent } from './a2a-request-handler.js';
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+import { DONE } from '../tasks/event-log-follower.js';
 
 /**
  * The events of `log`, shown as a stream shows them: ends after a terminal state or

@@ -7,6 +7,7 @@ import type { Attributes, Context } from '@opentelemetry/api';
 import type { StreamResponse } from '../protocol/types.js';
 import { Observation, SpanKind, observing } from './observation.js';
 import { A2A_RPC_SERVICE, A2A_RPC_SYSTEM, ATTR } from './telemetry-names.js';
+import { DONE } from '../tasks/event-log-follower.js';
 
 /** What the span needs of a request, beside its method. */
 export interface ObservedCall {
@@ -92,8 +93,6 @@ class ObservedRequest {
     if (typeof state === 'string') span.setAttribute(ATTR.taskState, state);
   }
 }
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 /**
  * A stream's events, observed: an iterator object rather than an async generator, so that

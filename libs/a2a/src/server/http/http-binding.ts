@@ -187,7 +187,7 @@ export abstract class HttpBinding {
    */
   answerError(req: IncomingMessage, res: ServerResponse, error: unknown, exchange: Exchange = this.exchange(req)): void {
     const a2aError = fromHostException(error);
-    if (a2aError instanceof InternalError && !(error instanceof InternalError)) this.logUnexpected('Request', error);
+    if (a2aError instanceof InternalError && !(error instanceof InternalError)) logUnexpected(this.logger, 'Request', error);
     if (res.headersSent) {
       if (!res.writableEnded) res.end();
       return;
@@ -201,10 +201,6 @@ export abstract class HttpBinding {
     // closes its connection, so its client goes elsewhere instead of sending another on this one
     if (a2aError instanceof UnavailableError && this.streams.shuttingDown) headers.Connection = 'close';
     this.sendJson(res, exchange.format.errorStatus(a2aError), exchange.format.error(a2aError), { ...exchange, headers });
-  }
-
-  private logUnexpected(what: string, error: unknown): void {
-    logUnexpected(this.logger, what, error);
   }
 
   /** `body` undefined: an answer without one (204). */
