@@ -157,7 +157,8 @@ describe('delivery', () => {
     const when = () => new Date(Date.now() + 2000).toUTCString();
     receiver = await startWebhookReceiver((_r, nth) => (nth === 0 ? { status: 503, headers: { 'Retry-After': when() } } : {}));
     const task = await taskWithWebhook('/maintenance');
-    const got = await receiver.waitFor((r) => r.length >= 2 * TASK_EVENTS, 8000);
+    // in order per config: the four events' Retry-After waits (1–2 s each, whole seconds) come one after another
+    const got = await receiver.waitFor((r) => r.length >= 2 * TASK_EVENTS, 16_000);
     for (const id of ids(got)) {
       const [first, second] = got.filter((r) => r.webhookId === id);
       expect(second.at - first.at).toBeGreaterThanOrEqual(900); // an HTTP date has whole seconds
