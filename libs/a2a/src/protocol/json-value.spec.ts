@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { jsonSizeOf } from './json-value.js';
+import { jsonSizeOf, withFields } from './json-value.js';
 
 describe('jsonSizeOf', () => {
   it.each([
@@ -19,5 +19,17 @@ describe('jsonSizeOf', () => {
 
   it('skips undefined members, as JSON does', () => {
     expect(jsonSizeOf({ a: undefined, b: 'x' })).toBe(jsonSizeOf({ b: 'x' }));
+  });
+});
+
+describe('withFields', () => {
+  it('is the spread { ...source, ...fields }: the same keys in the same order, fields winning, the source untouched', () => {
+    const source = { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], taskId: 'old' };
+    const copy = withFields(source, { contextId: 'c', taskId: 't' });
+    expect(copy).toEqual({ ...source, ...{ contextId: 'c', taskId: 't' } });
+    expect(Object.keys(copy)).toEqual(Object.keys({ ...source, ...{ contextId: 'c', taskId: 't' } }));
+    expect(copy).not.toBe(source);
+    expect(source).toEqual({ messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], taskId: 'old' });
+    expect(copy.parts).toBe(source.parts); // shallow, as a spread
   });
 });

@@ -14,6 +14,16 @@ export function setEntry(out: Record<string, unknown>, key: string, value: unkno
 }
 
 /**
+ * `{ ...source, ...fields }` where `fields` may add keys `source` lacks. V8 (Node 20) takes a slow
+ * path for a spread followed by a key its source does not have: 0.8-2 µs and a new hidden class per
+ * copy, against ~0.15 µs this way (a spread that only overwrites keys is fast, and stays one).
+ * For objects of known fields only: on raw JSON, `Object.assign` would run the `__proto__` setter.
+ */
+export function withFields<T extends object, F extends object>(source: T, fields: F): Omit<T, keyof F> & F {
+  return Object.assign(Object.assign({}, source), fields);
+}
+
+/**
  * About how many bytes `value` takes as JSON, without building the JSON: string lengths, keys and
  * punctuation. A measure for budgets (stored tasks, request limits), not an exact size.
  *

@@ -1,4 +1,5 @@
 /** The executor's view of one turn: the incoming message, the task, the caller, and the helpers that move the task. */
+import { withFields } from '../protocol/json-value.js';
 import type { Artifact, JsonObject, Message, Part, SendMessageConfiguration, Task, TaskState } from '../protocol/types.js';
 import type { A2ACaller } from './a2a-caller.js';
 import type { AgentTool } from './agent-tool.js';
@@ -167,7 +168,7 @@ export class TaskContext<User = unknown> {
 
   /** A whole artifact in one event (replacing one with the same id). */
   addArtifact(artifact: Omit<Artifact, 'artifactId'> & { artifactId?: string }): Promise<void> {
-    return this.turn.artifact({ ...artifact, artifactId: artifact.artifactId ?? this.newId() }, false, false);
+    return this.turn.artifact(withFields(artifact, { artifactId: artifact.artifactId ?? this.newId() }), false, false);
   }
 
   /** Streams text into an artifact: the first chunk creates it, later chunks append. */
@@ -276,6 +277,6 @@ export class TaskContext<User = unknown> {
     // a literal for text and parts: spreading a fresh object costs more than the rest of a reply
     if (typeof input === 'string') return { parts: [{ text: input }], messageId, role: 'ROLE_AGENT', contextId: this.contextId, taskId };
     if (Array.isArray(input)) return { parts: input, messageId, role: 'ROLE_AGENT', contextId: this.contextId, taskId };
-    return { ...input, messageId, role: 'ROLE_AGENT', contextId: this.contextId, taskId };
+    return withFields(input, { messageId, role: 'ROLE_AGENT' as const, contextId: this.contextId, taskId });
   }
 }

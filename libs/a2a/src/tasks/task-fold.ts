@@ -1,4 +1,5 @@
 /** The task snapshot as a fold of its event log: one rule per event kind. */
+import { withFields } from '../protocol/json-value.js';
 import type { Artifact, Part, StreamResponse, Task } from '../protocol/types.js';
 
 /** `task` events replace the snapshot; status and artifact updates change it. */
@@ -13,7 +14,7 @@ export function applyEvent(task: Task | undefined, event: StreamResponse): Task 
   }
   if ('artifactUpdate' in event) {
     const { artifact, append } = event.artifactUpdate;
-    return { ...task, artifacts: mergeArtifact(task.artifacts ?? [], artifact, append === true) };
+    return withFields(task, { artifacts: mergeArtifact(task.artifacts ?? [], artifact, append === true) });
   }
   return task;
 }

@@ -2,6 +2,7 @@
  * The events a turn writes and the texts the module puts in them: pure functions (ids and times are
  * arguments), so every rule about what reaches the log is read here and tested without a clock.
  */
+import { withFields } from '../../protocol/json-value.js';
 import type { Artifact, Message, StreamResponse, Task, TaskState } from '../../protocol/types.js';
 
 /**
@@ -87,7 +88,7 @@ export function agentMessage(messageId: string, taskId: string, contextId: strin
 
 /** The incoming message as the task stores it: with the ids the server assigned. */
 export function userMessageOf(message: Message, taskId: string, contextId: string): Message {
-  return { ...message, taskId, contextId };
+  return withFields(message, { taskId, contextId });
 }
 
 /**
@@ -98,7 +99,7 @@ export function openingTask(prior: Task | undefined, taskId: string, contextId: 
   const status = { state: 'TASK_STATE_SUBMITTED' as const, message: statusMessage, timestamp };
   const base: Task = prior ?? { id: taskId, contextId, status };
   const history = [...(base.history ?? []), userMessage, ...(statusMessage ? [statusMessage] : [])];
-  return { ...base, status, history };
+  return withFields(base, { status, history });
 }
 
 /** The last time formatted: a busy server stamps many events within one millisecond. */

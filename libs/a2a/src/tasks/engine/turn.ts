@@ -4,6 +4,7 @@
  */
 import type { LoggerService } from '@nestjs/common';
 import { UnsupportedOperationError, echoed } from '../../protocol/errors.js';
+import { withFields } from '../../protocol/json-value.js';
 import { isInterruptedState, isTerminalState, type Artifact, type Message, type SendMessageRequest, type StreamResponse, type Task, type TaskState } from '../../protocol/types.js';
 import type { A2ACaller, AgentExecutor } from '../agent-executor.js';
 import { observeToolCall } from '../../telemetry/tool-telemetry.js';
@@ -129,7 +130,7 @@ export class Turn {
     const ctx = new TaskContext({
       taskId: this.taskId,
       contextId: this.contextId,
-      message: { ...request.message, contextId: this.contextId },
+      message: withFields(request.message, { contextId: this.contextId }),
       task: this.prior?.task,
       caller,
       // made when first read (as cancel and the deadline make it): most executors never look
