@@ -5,6 +5,8 @@ export interface Deferred<T> {
   reject(error: unknown): void;
 }
 
+const ignore = () => undefined;
+
 /** Its rejection is handled already: a turn nobody waits for must not raise an unhandled rejection. */
 export function deferred<T>(): Deferred<T> {
   let resolve!: (value: T) => void;
@@ -13,6 +15,29 @@ export function deferred<T>(): Deferred<T> {
     resolve = res;
     reject = rej;
   });
-  promise.catch(() => undefined);
+  promise.catch(ignore);
   return { promise, resolve, reject };
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/**
+ * A moment that comes once and never fails, its promise made only when somebody waits for it
+ * before it comes: most turns end with nobody waiting on their `settled` or `done` (a Message
+ * answer, a task answered as soon as it started), and a deferred costs a promise, its two
+ * resolvers and a handler.
+ */
+export class Latch {
+  private passed = false;
+  private waiting?: Deferred<void>;
+
+  get promise(): Promise<void> {
+    if (this.passed) return RESOLVED;
+    return (this.waiting ??= deferred<void>()).promise;
+  }
+
+  resolve(): void {
+    this.passed = true;
+    this.waiting?.resolve();
+  }
 }

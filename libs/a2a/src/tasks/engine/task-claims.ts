@@ -55,7 +55,10 @@ export class TaskClaims {
     return current;
   }
 
-  /** The claim a finished turn held: the commit that ended the task dropped it; a failed write leaves it to lapse. */
+  /**
+   * The claim a finished turn held: the commit that ended the task dropped it; a failed write leaves
+   * it to lapse; a turn that wrote no task (a Message answer) held none, and costs the coordinator nothing.
+   */
   async turnEnded(taskId: string, outcome: TurnOutcome): Promise<void> {
     const { coordinator } = this.deps.backend;
     // a turn whose write failed (the store was unreachable) leaves its claim to lapse, so that the

@@ -215,6 +215,20 @@ describe('TaskManager', () => {
       expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(0);
     });
 
+    it('answered with reply() leaves the coordinator alone (a new task is claimed by its first write: none was made), where a task left waiting is released', async () => {
+      const release = jest.spyOn(backend.coordinator, 'release'); // the real coordinator, watched
+      const replied = await send(agentOf((ctx) => ctx.reply('hello back')), userMessage('hello'));
+      await replied.done;
+      await drain();
+      expect(release).not.toHaveBeenCalled();
+
+      const asked = await send(agentOf((ctx) => ctx.inputRequired('which one?')), userMessage('hello'));
+      const { taskId } = await startTask(asked);
+      await asked.done;
+      await drain();
+      expect(release.mock.calls).toEqual([[taskId]]);
+    });
+
     it('creates a task with a server-generated id and contextId', async () => {
       const message = userMessage('do it');
       let seen: TaskContext | undefined;

@@ -14,7 +14,7 @@ import { failedStepOf, TaskContext } from '../task-context.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskStore } from '../task-store.js';
 import type { ToolCallEvents } from '../tool-call-events.js';
 import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
-import { deferred } from './deferred.js';
+import { deferred, Latch } from './deferred.js';
 import { artifactEvent, endingEvent, FAILURES, isoTime, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How long a continuation waits for the turn that asked for input to return from execute(). */
@@ -54,9 +54,11 @@ export interface TurnDeps extends IdsAndClock {
 /**
  * How a turn left its task, for its claim: `ended` (its last write ended the task and is stored),
  * `write-failed` (a write failed: the store does not hold what the turn meant), `left-open` (the
- * task waits for the client, or the turn wrote none).
+ * task waits for the client, or the continued task's turn wrote none), `no-task` (a new task's
+ * turn that wrote nothing: a Message answer, or an opening refused before its write; a new task is
+ * claimed by its first write, so there is no claim to release).
  */
-export type TurnOutcome = 'ended' | 'write-failed' | 'left-open';
+export type TurnOutcome = 'ended' | 'write-failed' | 'left-open' | 'no-task';
 
 /**
  * The turn's one state:
@@ -81,9 +83,9 @@ export class Turn {
   private state: TurnState = 'new';
   private readonly controller = new AbortController();
   private readonly startedDeferred = deferred<TurnStart>();
-  private readonly settledDeferred = deferred<void>();
+  private readonly settledLatch = new Latch();
   /** execute() has returned and the turn's last writes are done. */
-  private readonly finished = deferred<void>();
+  private readonly finished = new Latch();
   /** Serialises every step of this turn: events are issued in the order they were made. */
   private chain: Promise<unknown> = Promise.resolve();
   private readonly pipeline: CommitPipeline;
@@ -111,7 +113,7 @@ export class Turn {
 
   /** Resolves once the task is terminal or interrupted, or the turn is over. */
   get settled(): Promise<void> {
-    return this.settledDeferred.promise;
+    return this.settledLatch.promise;
   }
 
   /** The task as this turn last wrote it (what a blocked caller answers with once settled); after a failed write, undefined: read the store. */
@@ -121,8 +123,10 @@ export class Turn {
 
   get outcome(): TurnOutcome {
     if (this.pipeline.failure) return 'write-failed';
-    const state = this.pipeline.snapshot?.task.status.state;
-    return state !== undefined && isTerminalState(state) ? 'ended' : 'left-open';
+    const snapshot = this.pipeline.snapshot; // the continued task's, until this turn writes
+    if (snapshot === undefined) return 'no-task';
+    const state = snapshot.task.status.state;
+    return isTerminalState(state) ? 'ended' : 'left-open';
   }
 
   async run(): Promise<void> {
@@ -164,7 +168,7 @@ export class Turn {
     } finally {
       clearTimeout(timer);
       await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
-      this.settledDeferred.resolve();
+      this.settledLatch.resolve();
       this.finished.resolve();
       observed?.end(this.state === 'replied' ? 'replied' : this.latest()?.status.state);
     }
@@ -207,7 +211,7 @@ export class Turn {
       }
       this.moveTo('replied');
       this.startedDeferred.resolve({ message });
-      this.settledDeferred.resolve();
+      this.settledLatch.resolve();
     });
   }
 
@@ -270,7 +274,7 @@ export class Turn {
     this.moveTo(ends ? 'closed' : interrupts ? 'interrupted' : 'open');
     if (ends || interrupts) {
       await written;
-      this.settledDeferred.resolve();
+      this.settledLatch.resolve();
     }
   }
 
