@@ -3,7 +3,6 @@
  * contextId/taskId rules (§3.4), checked here, once, for every binding. Each message runs as a
  * {@link Turn}; claims across instances are {@link TaskClaims}'; storage is the {@link TaskBackend}.
  */
-import { randomUUID } from 'node:crypto';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParamsError, TaskNotCancelableError, UnavailableError, UnsupportedOperationError, echoed } from '../../protocol/errors.js';
@@ -18,6 +17,7 @@ import { ConcurrentTaskUpdateError, requireTask, sameScope, type StoredTask, typ
 import { notifyingCommit } from './commit-pipeline.js';
 import { stillWorking, TaskClaims } from './task-claims.js';
 import { Turn, type TurnDeps, type TurnParams } from './turn.js';
+import { newUuid } from './uuid.js';
 import { FAILURES } from './turn-events.js';
 
 /** @publicApi */
@@ -59,7 +59,7 @@ export class TaskManager {
 
   constructor(deps: TaskManagerDeps, options: TaskManagerOptions) {
     const { backend } = deps;
-    const ids = { newId: deps.newId ?? randomUUID, now: deps.now ?? Date.now };
+    const ids = { newId: deps.newId ?? newUuid, now: deps.now ?? Date.now };
     const logger = deps.logger ?? new Logger('A2A');
     const commit = notifyingCommit(backend, deps.listeners ?? []);
     this.backend = backend;
