@@ -9,7 +9,7 @@ import type { TaskBackend, TaskWrite } from '../task-backend.js';
 import type { TaskEventListener } from '../task-events.js';
 import { applyEvent } from '../task-fold.js';
 import type { StoredTask, TaskScope } from '../task-store.js';
-import { deferred, type Deferred } from './deferred.js';
+import { deferred, RESOLVED, type Deferred } from './deferred.js';
 
 /** One write as the engine makes it. */
 export type CommitFn = (write: TaskWrite) => Promise<StoredTask>;
@@ -26,15 +26,17 @@ export function notifyingCommit(backend: Pick<TaskBackend, 'commit'>, listeners:
   };
 }
 
+/** What the end of a turn of the event loop runs: a module function given its pipeline, not a closure per pipeline. */
+const flushPipeline = (pipeline: CommitPipeline) => pipeline.flush();
+
 export class CommitPipeline {
   /** The task as the commits issued so far make it: ahead of the store while they are on their way. */
   private stored: StoredTask | undefined;
   /** Events of the current turn of the event loop, committed together when it ends. */
   private batch?: { readonly base: StoredTask | undefined; readonly events: StreamResponse[]; readonly done: Deferred<StoredTask> };
   /** The last commit issued. */
-  private lastCommit: Promise<unknown> = Promise.resolve();
+  private lastCommit: Promise<unknown> = RESOLVED;
   private failedWith?: { readonly error: unknown };
-  private readonly flushNow = () => this.flush();
 
   constructor(
     private readonly commit: CommitFn,
@@ -73,7 +75,7 @@ export class CommitPipeline {
   add(event: StreamResponse): Promise<StoredTask> {
     if (!this.batch) {
       this.batch = { base: this.stored, events: [], done: deferred<StoredTask>() };
-      setImmediate(this.flushNow);
+      setImmediate(flushPipeline, this);
     }
     const batch = this.batch;
     batch.events.push(event);

@@ -5,7 +5,8 @@ export interface Deferred<T> {
   reject(error: unknown): void;
 }
 
-const ignore = () => undefined;
+/** A handler for a rejection nobody needs (one function, not a closure per promise). */
+export const ignore = () => undefined;
 
 /** Its rejection is handled already: a turn nobody waits for must not raise an unhandled rejection. */
 export function deferred<T>(): Deferred<T> {
@@ -19,7 +20,8 @@ export function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
-const RESOLVED: Promise<void> = Promise.resolve();
+/** One settled promise for every chain that starts empty. */
+export const RESOLVED: Promise<void> = Promise.resolve();
 
 /**
  * A moment that comes once and never fails, its promise made only when somebody waits for it

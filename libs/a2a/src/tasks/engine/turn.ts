@@ -14,7 +14,7 @@ import { failedStepOf, TaskContext } from '../task-context.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskStore } from '../task-store.js';
 import type { ToolCallEvents } from '../tool-call-events.js';
 import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
-import { deferred, Latch } from './deferred.js';
+import { deferred, ignore, Latch, RESOLVED } from './deferred.js';
 import { artifactEvent, endingEvent, FAILURES, isoTime, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How long a continuation waits for the turn that asked for input to return from execute(). */
@@ -87,7 +87,7 @@ export class Turn {
   /** execute() has returned and the turn's last writes are done. */
   private readonly finished = new Latch();
   /** Serialises every step of this turn: events are issued in the order they were made. */
-  private chain: Promise<unknown> = Promise.resolve();
+  private chain: Promise<unknown> = RESOLVED;
   private readonly pipeline: CommitPipeline;
 
   constructor(
@@ -245,7 +245,7 @@ export class Turn {
 
   private enqueue<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.chain.then(fn);
-    this.chain = run.catch(() => undefined);
+    this.chain = run.catch(ignore);
     return run;
   }
 
