@@ -17,7 +17,9 @@ import type { ResolvedServerOptions } from '../server-options.js';
 export class SseStream {
   private opened = false;
   private closed = false;
-  /** What waits for the end of the tick: undefined when nothing does, '' the headers alone, else frames. */
+  /** The headers are set and wait for the end of the tick. */
+  private headersDue = false;
+  /** The frames that wait for the end of the tick ('' none yet, after {@link open}); undefined when nothing waits. */
   private pending?: string;
 
   /** `slots` and `subject` rather than a closure that frees the slot: one object less per open stream. */
@@ -31,6 +33,7 @@ export class SseStream {
   open(extraHeaders: Record<string, string>): void {
     this.opened = true;
     this.res.writeHead(200, { ...SSE_HEADERS, ...extraHeaders });
+    this.headersDue = true;
     this.pending = '';
     // from a microtask, so the tick's end comes after the promise callbacks already queued (a
     // SubscribeToTask's snapshot, the first events of SendStreamingMessage), not before them
@@ -54,16 +57,25 @@ export class SseStream {
     return this.pending.length >= this.res.writableHighWaterMark || this.res.writableNeedDrain ? this.flush() : undefined;
   }
 
-  /** Writes what waits: the headers alone if no frame came; a promise when the socket did not take it. */
+  /** Writes what waits, with the headers if they are due; a promise when the socket did not take it. */
   flush(): Promise<void> | undefined {
     const chunk = this.pending;
     this.pending = undefined;
     if (chunk === undefined || this.closed || this.res.writableEnded || this.res.destroyed) return undefined;
-    if (chunk === '') {
+    let taken = true;
+    if (this.headersDue) {
+      // corked: the headers and the frames go out in one write. The headers are written on their
+      // own, so node's text of them is flattened as it goes; sent in one string with the first
+      // frame, it would stay the tree of ~30 pieces it was built from (~1 KB a stream, for its life)
+      this.headersDue = false;
+      this.res.cork();
       this.res.flushHeaders();
-      return undefined;
+      if (chunk !== '') taken = this.res.write(chunk);
+      this.res.uncork();
+    } else {
+      taken = this.res.write(chunk);
     }
-    if (this.res.write(chunk)) return undefined;
+    if (taken) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {
         this.res.off('drain', done);
