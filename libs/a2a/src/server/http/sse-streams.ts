@@ -10,9 +10,10 @@ import type { ResolvedServerOptions } from '../server-options.js';
  * One open stream. Writes wait for the socket to drain, so a slow client cannot grow memory.
  *
  * The frames a stream is given in one tick go out in one write when the tick ends, with the headers
- * if they have not gone yet (issue 14: the kernel's send was the largest item of a fan-out, and
- * node's own per-write work the next): events that come together (a commit's batch, a Redis reply,
- * SubscribeToTask's snapshot, a stream's last event and its end) cost one `write` syscall, not one each.
+ * if they have not gone yet (issue 14): events that come together (a commit's batch, a Redis reply,
+ * SubscribeToTask's snapshot, a stream's last event and its end) cost one `res.write` and one
+ * syscall. Node's own cork already made one syscall of a tick's writes, but each `res.write` of a
+ * chunked answer is four socket chunks, buffered and handed to `writev` one by one (fan-out).
  */
 export class SseStream {
   private opened = false;
