@@ -1,8 +1,8 @@
 /** EventPipe on a real HTTP server on 127.0.0.1: events as SSE frames, a failure as the last `event: error`, return() when the client leaves. */
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { createServer, get, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { TaskNotFoundError } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/types.js';
 import { waitUntil } from '../../testing/wait-until.js';
@@ -16,20 +16,21 @@ const working = (text: string): StreamResponse => ({
   statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', message: { messageId: text, role: 'ROLE_AGENT', parts: [{ text }] } } },
 });
 
-/** Events, then a failure or a wait that only return() ends; it says whether return() was called. */
+/** Events, then their end, a failure or a wait that only return() ends; it says whether return() was called, and how many were taken. */
 class Events implements AsyncIterator<StreamEvent> {
   returned = false;
-  private index = 0;
+  taken = 0;
   private wake?: (result: IteratorResult<StreamEvent>) => void;
 
   constructor(
     private readonly events: StreamEvent[],
-    private readonly then: Error | 'wait',
+    private readonly then: Error | 'wait' | 'end',
   ) {}
 
   next(): Promise<IteratorResult<StreamEvent>> {
     if (this.returned) return Promise.resolve({ done: true, value: undefined });
-    if (this.index < this.events.length) return Promise.resolve({ done: false, value: this.events[this.index++] });
+    if (this.taken < this.events.length) return Promise.resolve({ done: false, value: this.events[this.taken++] });
+    if (this.then === 'end') return Promise.resolve({ done: true, value: undefined });
     if (this.then === 'wait') return new Promise((resolve) => (this.wake = resolve));
     return Promise.reject(this.then);
   }
@@ -55,9 +56,10 @@ describe('EventPipe', () => {
     logged.length = 0;
   });
 
-  /** Serves `events` as a stream; resolves with the server's origin. */
-  async function serve(events: Events): Promise<string> {
+  /** Serves `events` as a stream (`seen` is shown each response first); resolves with the server's origin. */
+  async function serve(events: Events, seen?: (res: ServerResponse) => void): Promise<string> {
     server = createServer((_req, res) => {
+      seen?.(res);
       const stream = streams.reserve('caller', res);
       stream.open({});
       new EventPipe(stream, events, REST_FORMAT, logger).start();
@@ -114,5 +116,44 @@ describe('EventPipe', () => {
     expect(events.returned).toBe(true);
     await waitUntil(() => streams.size === 0);
     expect(streams.size).toBe(0);
+  });
+
+  it('sends the headers, events that come together and the end in one write to the socket', async () => {
+    const events = new Events([1, 2, 3].map((seq) => ({ seq, event: working(`e${seq}`) })), 'end');
+    let writes = 0;
+    const origin = await serve(events, (res) => {
+      // what the socket hands to the kernel: one call per write (several chunks go in one _writev)
+      const socket = res.socket as Socket & { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+      for (const method of ['_write', '_writev'] as const) {
+        const own = socket[method].bind(socket);
+        socket[method] = (...args: unknown[]) => (writes++, own(...args));
+      }
+    });
+    const text = await read(origin);
+    expect(text.split('\n\n').filter(Boolean)).toHaveLength(3);
+    expect(writes).toBe(1);
+  });
+
+  it('takes no more events than a client that does not read lets through: the socket, not the events at hand, sets the pace', async () => {
+    const big = 'x'.repeat(10_000);
+    const total = 2_000; // 20 MB, more than the kernel's buffers on both ends hold
+    const events = new Events(Array.from({ length: total }, (_, i) => ({ seq: i + 1, event: working(`${i} ${big}`) })), 'end');
+    const origin = await serve(events);
+    const res = await new Promise<IncomingMessage>((resolve) => get(origin, resolve));
+    res.pause();
+    await waitUntil(() => events.taken > 0);
+    let before = -1;
+    // settled: nothing more is taken while the client does not read
+    await waitUntil(async () => {
+      const now = events.taken;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return before === (before = now) && now === events.taken;
+    });
+    expect(events.taken).toBeLessThan(total / 2);
+    res.setEncoding('utf8');
+    let text = '';
+    for await (const chunk of res) text += chunk;
+    expect(text.split('\n\n').filter(Boolean)).toHaveLength(total);
+    expect(events.taken).toBe(total);
   });
 });

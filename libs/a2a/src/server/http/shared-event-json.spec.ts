@@ -46,4 +46,15 @@ describe('sharedEventJson', () => {
     sharedEventJson(task, encode);
     expect(calls()).toBe(2);
   });
+
+  it('keeps a text until the end of the tick only, not for as long as the log keeps the event', async () => {
+    const { encode, calls } = counting();
+    const text = sharedEventJson(statusUpdate, encode);
+    await Promise.resolve(); // a promise callback (a woken stream) still shares it
+    expect(sharedEventJson(statusUpdate, encode)).toBe(text);
+    expect(calls()).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sharedEventJson(statusUpdate, encode)).toBe(text);
+    expect(calls()).toBe(2);
+  });
 });

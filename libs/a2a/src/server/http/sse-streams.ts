@@ -6,10 +6,22 @@ import { SSE_HEADERS, SSE_HEARTBEAT } from '../../protocol/sse.js';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 
-/** One open stream. Writes wait for the socket to drain, so a slow client cannot grow memory. */
+/**
+ * One open stream. Writes wait for the socket to drain, so a slow client cannot grow memory.
+ *
+ * The frames a stream is given in one tick go out in one write when the tick ends, with the headers
+ * if they have not gone yet (issue 14): events that come together (a commit's batch, a Redis reply,
+ * SubscribeToTask's snapshot, a stream's last event and its end) cost one `res.write` and one
+ * syscall. Node's own cork already made one syscall of a tick's writes, but each `res.write` of a
+ * chunked answer is four socket chunks, buffered and handed to `writev` one by one (fan-out).
+ */
 export class SseStream {
   private opened = false;
   private closed = false;
+  /** The headers are set and wait for the end of the tick. */
+  private headersDue = false;
+  /** The frames that wait for the end of the tick ('' none yet, after {@link open}); undefined when nothing waits. */
+  private pending?: string;
 
   /** `slots` and `subject` rather than a closure that frees the slot: one object less per open stream. */
   constructor(
@@ -18,20 +30,53 @@ export class SseStream {
     readonly subject: string,
   ) {}
 
-  /** Sends the status line and headers (HTTP 200, text/event-stream). */
+  /** Sets the status line and headers (HTTP 200, text/event-stream); they go out at the end of this tick. */
   open(extraHeaders: Record<string, string>): void {
     this.opened = true;
     this.res.writeHead(200, { ...SSE_HEADERS, ...extraHeaders });
-    this.res.flushHeaders();
+    this.headersDue = true;
+    this.pending = '';
+    // from a microtask, so the tick's end comes after the promise callbacks already queued (a
+    // SubscribeToTask's snapshot, the first events of SendStreamingMessage), not before them
+    queueMicrotask(() => process.nextTick(flushAtTickEnd, this));
   }
 
   /**
-   * Writes `chunk`; a promise when the socket did not take it at once (resolves on `drain` or
-   * `close`), undefined when it did: no promise per event while the client keeps up.
+   * Writes `chunk` at the end of this tick, with the others written in it; a promise when the
+   * socket is full (resolves on `drain` or `close`), undefined when it is not: no promise per event
+   * while the client keeps up. What waits is written at once past the high-water mark, so a stream
+   * holds at most that much more than the socket's own buffer.
    */
   write(chunk: string): Promise<void> | undefined {
     if (this.closed || this.res.writableEnded || this.res.destroyed) return undefined;
-    if (this.res.write(chunk)) return undefined;
+    if (this.pending === undefined) {
+      this.pending = chunk;
+      process.nextTick(flushAtTickEnd, this);
+    } else {
+      this.pending += chunk;
+    }
+    return this.pending.length >= this.res.writableHighWaterMark || this.res.writableNeedDrain ? this.flush() : undefined;
+  }
+
+  /** Writes what waits, with the headers if they are due; a promise when the socket did not take it. */
+  flush(): Promise<void> | undefined {
+    const chunk = this.pending;
+    this.pending = undefined;
+    if (chunk === undefined || this.closed || this.res.writableEnded || this.res.destroyed) return undefined;
+    let taken = true;
+    if (this.headersDue) {
+      // corked: the headers and the frames go out in one write. The headers are written on their
+      // own, so node's text of them is flattened as it goes; sent in one string with the first
+      // frame, it would stay the tree of ~30 pieces it was built from (~1 KB a stream, for its life)
+      this.headersDue = false;
+      this.res.cork();
+      this.res.flushHeaders();
+      if (chunk !== '') taken = this.res.write(chunk);
+      this.res.uncork();
+    } else {
+      taken = this.res.write(chunk);
+    }
+    if (taken) return undefined;
     return new Promise<void>((resolve) => {
       const done = () => {
         this.res.off('drain', done);
@@ -50,20 +95,26 @@ export class SseStream {
   }
 
   /**
-   * A heartbeat is dropped rather than queued behind a slow client, and never sent before the
-   * headers (it would send Node's implicit ones, without the event-stream type).
+   * A heartbeat is dropped rather than queued behind a slow client or frames still to go, and
+   * never sent before the headers (it would send Node's implicit ones, without the event-stream type).
    */
   heartbeat(): void {
-    if (this.opened && !this.closed && !this.res.writableEnded && this.res.writableLength === 0) this.res.write(SSE_HEARTBEAT);
+    if (this.opened && !this.closed && this.pending === undefined && !this.res.writableEnded && this.res.writableLength === 0) this.res.write(SSE_HEARTBEAT);
   }
 
-  /** Frees the slot; ends the response if the stream was opened (an unopened one may still answer an error). */
+  /** Frees the slot; ends the response if the stream was opened, with what waits in the same write (an unopened one may still answer an error). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.slots.release(this);
-    if (this.opened && !this.res.writableEnded) this.res.end();
+    const chunk = this.pending;
+    this.pending = undefined;
+    if (this.opened && !this.res.writableEnded) this.res.end(chunk || undefined);
   }
+}
+
+function flushAtTickEnd(stream: SseStream): void {
+  stream.flush();
 }
 
 @Injectable()
