@@ -77,9 +77,11 @@ describe('the requests and responses of an Express app', () => {
     await exercise(url);
     expect(made.length).toBeGreaterThanOrEqual(2);
     expect(made.every((m) => m.request && m.response)).toBe(true);
-    // still node's, with Express's API on top
+    // still node's, with Express's API on top, and named as node's (in logs and heap snapshots)
     expect(Object.getPrototypeOf(express.request)).toBeInstanceOf(IncomingMessage);
     expect(Object.getPrototypeOf(express.response)).toBeInstanceOf(ServerResponse);
+    expect((express.request as { constructor: { name: string } }).constructor.name).toBe('IncomingMessage');
+    expect((express.response as { constructor: { name: string } }).constructor.name).toBe('ServerResponse');
   });
 
   it('are left to node with httpServer: false', async () => {
