@@ -109,7 +109,9 @@ export interface A2AModuleOptions {
   allowUnauthenticated?: boolean;
   /**
    * Timeouts of the HTTP server the app runs on, which cut clients that trickle their headers or
-   * body (they apply to every route of that server); `false` leaves the server as you set it.
+   * body (they apply to every route of that server); on Express the server also makes its requests
+   * and responses with the Express app's prototypes, which spares Express's per-request
+   * `setPrototypeOf` (about half the CPU of a request). `false` leaves the server as you set it.
    */
   httpServer?: A2AHttpServerOptions | false;
   /**

@@ -24,6 +24,7 @@ import { AgentCardEndpoint } from './server/http/agent-card.endpoint.js';
 import { A2AExceptionFilter } from './server/http/a2a-exception.filter.js';
 import { BindingRoutes } from './server/http/binding-routes.js';
 import { BodyReadAhead } from './server/http/body-read-ahead.js';
+import { ExpressRequestClasses } from './server/http/express-request-classes.js';
 import { HttpServerTimeouts } from './server/http/http-server-timeouts.js';
 import { RouterErrors } from './server/http/router-errors.js';
 import { JsonRpcBinding } from './server/http/json-rpc.binding.js';
@@ -59,6 +60,7 @@ const PROVIDERS = [
   BodyReadAhead,
   RouterErrors,
   HttpServerTimeouts,
+  ExpressRequestClasses,
   A2ALifecycle,
   A2AHealthIndicator,
   PublicCardCheck,

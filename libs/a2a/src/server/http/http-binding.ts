@@ -23,6 +23,7 @@ import { SecurityInventory } from '../security/security-inventory.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import { fromHostException, retryAfterOfNamedLimits } from './host-errors.js';
 import { forgetBody } from './request-body.js';
+import { releaseRoutingState } from './platform-exchange.js';
 import { EventPipe, logUnexpected } from './event-pipe.js';
 import { SseStreams } from './sse-streams.js';
 
@@ -168,6 +169,7 @@ export abstract class HttpBinding {
       if ('result' in outcome) return this.sendJson(res, exchange.format.resultStatus?.() ?? 200, exchange.format.result(outcome.result), exchange);
       stream!.open(exchange.headers);
       forgetBody(req, routed.request as { body?: unknown });
+      releaseRoutingState(routed.request);
       // Not awaited: the request's own frames (the platform's, Nest's, this binding's) end here, and
       // the stream goes on holding its response, its format and its events only (issue 14: memory
       // per open stream). A host interceptor therefore sees the request end when its stream opens.
