@@ -12,6 +12,12 @@
  * Two ways in: this instance's own commits (as a {@link TaskEventListener}, without waiting: the turn
  * never waits for the queue), and a sweep of the whole outbox every `intervalMs`, which is what picks
  * up the work of an instance that died.
+ *
+ * For its own commits the relay starts the run itself when the worker has a slot free and first
+ * attempts are not delayed (`run`: a direct run, no job; see ordered-push-delivery.ts): the same run
+ * under the same lease, which saves the job's add, fetch and finish. Otherwise, and always in the
+ * sweep, the job is enqueued. Nothing is lost either way: the due entry stays until every cursor has
+ * reached it, and a direct run that dies leaves its lease to lapse, after which the sweep enqueues.
  */
 import { Logger } from '@nestjs/common';
 import { captureTraceContext } from '../telemetry/telemetry-api.js';
@@ -64,6 +70,8 @@ export class PushRelay implements TaskEventListener {
     private readonly configs: PushConfigStore,
     private readonly queue: Pick<PushDeliveryQueue, 'add'>,
     private readonly options: PushRelayOptions,
+    /** Starts a direct run of `data`'s config on this instance now; false when no slot is free. */
+    private readonly run?: (data: PushJobData) => boolean,
   ) {}
 
   async onAppended(scope: TaskScope, taskId: string, events: readonly LoggedEvent[]): Promise<void> {
@@ -114,7 +122,7 @@ export class PushRelay implements TaskEventListener {
     for (let i = 0; i < poked.length; i += BATCH) {
       const batch = poked.slice(i, i + BATCH);
       const due = await Promise.all(batch.map(([id]) => this.outbox.due(id)));
-      await Promise.all(due.map((task, j) => task && this.relay(task, batch[j][1])));
+      await Promise.all(due.map((task, j) => task && this.relay(task, { trace: batch[j][1] })));
     }
   }
 
@@ -129,12 +137,12 @@ export class PushRelay implements TaskEventListener {
 
   /**
    * Enqueues the next job of every config lagging behind the task's due event, unless a live run
-   * holds its lease; clears the entry when none lags. A finished task's configs and cursors get their
+   * holds its lease (for a task this instance `poked`, starts the run directly when it can); clears the entry when none lags. A finished task's configs and cursors get their
    * TTL then, once, before the entry goes (an instance dying in between leaves the entry, and the next
    * sweep does both): until every config has caught up, the entry is relayed again every sweep, and
    * setting the TTL each time only pushed it back.
    */
-  private async relay(task: DueTask, trace?: TraceCarrier): Promise<void> {
+  private async relay(task: DueTask, poked?: { trace: TraceCarrier | undefined }): Promise<void> {
     const { scope, taskId, seq } = task;
     const [configs, { cursors, leased }] = await Promise.all([this.configs.list(scope, taskId), this.outbox.progress(scope, taskId)]);
     const lagging = configs
@@ -148,8 +156,10 @@ export class PushRelay implements TaskEventListener {
       await this.outbox.clear(task);
       return;
     }
-    const free = lagging.filter(({ configId }) => !leased.has(configId));
-    await this.queue.add(free.map(({ configId, cursor }) => pushJobFor({ scope, taskId, seq: cursor + 1, configId, trace }, this.options)));
+    const trace = poked?.trace;
+    const jobs = lagging.filter(({ configId }) => !leased.has(configId)).map(({ configId, cursor }) => pushJobFor({ scope, taskId, seq: cursor + 1, configId, trace }, this.options));
+    const direct = poked && this.run && this.options.retrySchedule[0] === 0 ? this.run : undefined;
+    await this.queue.add(direct ? jobs.filter((job) => !direct(job.data)) : jobs);
   }
 
   /** Keeps hold of a relaying promise until it settles; a failure (Redis down) is logged once a minute, and the next sweep retries. */
