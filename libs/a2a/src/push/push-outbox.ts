@@ -25,6 +25,8 @@ import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis/lua-script.js';
 import { DEFAULT_KEY_PREFIX, scopeKey } from '../redis/redis-keys.js';
 import type { TaskScope } from '../tasks/task-store.js';
+import type { StoredPushConfig } from './push-config-store.js';
+import { pushConfigKey } from './redis-push-config-store.js';
 
 /** A task with work pending: events up to `seq`, for whichever of its configs lag behind. */
 export interface DueTask {
@@ -55,10 +57,15 @@ if current and tonumber(string.match(current, '^(%d+)')) >= tonumber(ARGV[2]) th
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. ARGV[4])
 return 1`);
 
-/** Deletes a due entry if it is still the one read. KEYS[1] push:due. ARGV taskId, entry. */
+/**
+ * Deletes a due entry if it is still the one read, giving the other keys (a finished task's configs,
+ * cursors, failed attempts and leases) a TTL of ARGV[3] ms first. KEYS[1] push:due, KEYS[2..] the
+ * keys to expire. ARGV taskId, entry, ttlMs.
+ */
 const CLEAR = new LuaScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0`);
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return redis.call('HDEL', KEYS[1], ARGV[1])`);
 
 /** Redis's clock in ms, for the scripts that keep leases. */
 const NOW = `local clock = redis.call('TIME')
@@ -158,18 +165,29 @@ keep_for(KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
 return 1`);
 
 /**
- * A task's cursors and the configs a live run leases. KEYS[1] the cursor hash, KEYS[2] the lease hash.
- * Returns [HGETALL of the cursors, the leased config ids].
+ * What the relay reads of a task, in one step: its due entry, its configs, their cursors and the
+ * configs a live run leases. KEYS[1] push:due, KEYS[2] the config hash, KEYS[3] the cursor hash,
+ * KEYS[4] the lease hash. ARGV taskId. Returns [the entry or false, HGETALL of the configs, HGETALL
+ * of the cursors, the leased config ids].
  */
-const PROGRESS = new LuaScript(`${NOW}
+const PENDING = new LuaScript(`${NOW}
 ${LEASE_OF}
 local leased = {}
-local leases = redis.call('HGETALL', KEYS[2])
+local leases = redis.call('HGETALL', KEYS[4])
 for i = 1, #leases, 2 do
   local holder, expires = lease_of(leases[i + 1])
   if holder and expires > now then leased[#leased + 1] = leases[i] end
 end
-return { redis.call('HGETALL', KEYS[1]), leased }`);
+return { redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), leased }`);
+
+/** A task's work as the relay reads it: its due entry (if any), its configs' starting points, their cursors, and the configs a live run leases. */
+export interface Pending {
+  readonly due: DueTask | undefined;
+  /** configId → the seq its deliveries start after (the config's `afterSeq`, 0 without one). */
+  readonly configs: Map<string, number>;
+  readonly cursors: Map<string, number>;
+  readonly leased: Set<string>;
+}
 
 /** What a run found when it asked for a config's lease. */
 export type Claim =
@@ -223,9 +241,14 @@ export class RedisPushOutbox {
     return entry === null ? undefined : parseDue(taskId, entry);
   }
 
-  /** Clears a due entry, unless a commit has changed it since it was read. */
-  async clear(task: DueTask): Promise<boolean> {
-    return Number(await CLEAR.run(this.redis, [this.dueKey], [task.taskId, task.entry])) === 1;
+  /**
+   * Clears a due entry, unless a commit has changed it since it was read; `ttlMs` (a finished task):
+   * its configs, cursors, failed attempts and leases go that long after, in the same step.
+   */
+  async clear(task: DueTask, ttlMs?: number): Promise<boolean> {
+    const { scope, taskId } = task;
+    const keys = ttlMs === undefined ? [] : [pushConfigKey(this.prefix, scope, taskId), this.cursorKey(scope, taskId), this.tryKey(scope, taskId), this.leaseKey(scope, taskId)];
+    return Number(await CLEAR.run(this.redis, [this.dueKey, ...keys], [taskId, task.entry, Math.max(1, Math.round(ttlMs ?? 0))])) === 1;
   }
 
   /** One config's cursor: the last seq delivered or given up; undefined before its first (it is at its start). */
@@ -278,17 +301,23 @@ export class RedisPushOutbox {
     return Number(await HAND_OVER.run(this.redis, [this.leaseKey(scope, taskId)], [configId, from, to, Math.round(delayMs), Math.round(leaseMs)])) === 1;
   }
 
-  /** The cursors of a task's configs, and those whose lease a live run holds (the relay leaves their events to it); one round trip. */
-  async progress(scope: TaskScope, taskId: string): Promise<{ cursors: Map<string, number>; leased: Set<string> }> {
-    const [flat, leased] = (await PROGRESS.run(this.redis, [this.cursorKey(scope, taskId), this.leaseKey(scope, taskId)], [])) as [string[], string[]];
+  /**
+   * A task's due entry, its configs' starting points, their cursors, and the configs whose lease a
+   * live run holds (the relay leaves their events to it): one command.
+   */
+  async pending(scope: TaskScope, taskId: string): Promise<Pending> {
+    const keys = [this.dueKey, pushConfigKey(this.prefix, scope, taskId), this.cursorKey(scope, taskId), this.leaseKey(scope, taskId)];
+    const [entry, configFlat, cursorFlat, leased] = (await PENDING.run(this.redis, keys, [taskId])) as [string | null, string[], string[], string[]];
+    const configs = new Map<string, number>();
+    for (let i = 0; i < configFlat.length; i += 2) configs.set(configFlat[i], (JSON.parse(configFlat[i + 1]) as StoredPushConfig).afterSeq ?? 0);
     const cursors = new Map<string, number>();
-    for (let i = 0; i < flat.length; i += 2) cursors.set(flat[i], Number(flat[i + 1]));
-    return { cursors, leased: new Set(leased) };
+    for (let i = 0; i < cursorFlat.length; i += 2) cursors.set(cursorFlat[i], Number(cursorFlat[i + 1]));
+    return { due: entry === null ? undefined : parseDue(taskId, entry), configs, cursors, leased: new Set(leased) };
   }
 
   /** The configs of a task whose lease a live run holds. */
   async leased(scope: TaskScope, taskId: string): Promise<Set<string>> {
-    return (await this.progress(scope, taskId)).leased;
+    return (await this.pending(scope, taskId)).leased;
   }
 
   /** The last failed attempt at the event after a config's cursor (what an operator sees of a delivery that waits). */
@@ -305,12 +334,6 @@ export class RedisPushOutbox {
   /** A config is gone (deleted, 410): its cursor goes too. */
   async forget(scope: TaskScope, taskId: string, configId: string): Promise<void> {
     await this.redis.multi().hdel(this.cursorKey(scope, taskId), configId).hdel(this.tryKey(scope, taskId), configId).hdel(this.leaseKey(scope, taskId), configId).exec();
-  }
-
-  /** The task has finished: its cursors go when its configs do. */
-  async expire(scope: TaskScope, taskId: string, ttlMs: number): Promise<void> {
-    const ms = Math.max(1, Math.round(ttlMs));
-    await this.redis.multi().pexpire(this.cursorKey(scope, taskId), ms).pexpire(this.tryKey(scope, taskId), ms).pexpire(this.leaseKey(scope, taskId), ms).exec();
   }
 
   private cursorKey(scope: TaskScope, taskId: string): string {

@@ -30,7 +30,7 @@ import type { PushConfigStore } from './push-config-store.js';
 import type { PushDeliveryQueue } from './push-delivery-queue.js';
 import type { PushJobData } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
-import type { DueTask, RedisPushOutbox } from './push-outbox.js';
+import type { RedisPushOutbox } from './push-outbox.js';
 
 /** A W3C trace context as a job carries it (`traceparent`, `tracestate`). */
 type TraceCarrier = NonNullable<PushJobData['trace']>;
@@ -59,14 +59,14 @@ export class PushRelay implements TaskEventListener {
    * Tasks this instance committed to, relayed together at the end of the tick, each with the trace
    * context of the commit that poked it (when traced): its notifications' spans join the turn's trace.
    */
-  private readonly poked = new Map<string, TraceCarrier | undefined>();
+  private readonly poked = new Map<string, { scope: TaskScope; trace: TraceCarrier | undefined }>();
   private pokeScheduled = false;
   private readonly running = new Set<Promise<unknown>>();
   private lastError = 0;
   private closed = false;
 
   constructor(
-    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'due' | 'clear' | 'progress' | 'expire'>,
+    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'pending' | 'clear'>,
     private readonly configs: PushConfigStore,
     private readonly queue: Pick<PushDeliveryQueue, 'add'>,
     private readonly options: PushRelayOptions,
@@ -81,7 +81,7 @@ export class PushRelay implements TaskEventListener {
       if ((await this.configs.list(scope, taskId)).length === 0) return;
       await this.outbox.mark(scope, taskId, last.seq, isTerminalEvent(last.event));
     }
-    this.poke(taskId, captureTraceContext());
+    this.poke(scope, taskId, captureTraceContext());
   }
 
   /** Sweeps the outbox now and then every `intervalMs`, until {@link close}. */
@@ -105,9 +105,9 @@ export class PushRelay implements TaskEventListener {
     await Promise.allSettled([...this.running]);
   }
 
-  private poke(taskId: string, trace: TraceCarrier | undefined): void {
+  private poke(scope: TaskScope, taskId: string, trace: TraceCarrier | undefined): void {
     if (this.closed) return;
-    this.poked.set(taskId, trace);
+    this.poked.set(taskId, { scope, trace });
     if (this.pokeScheduled) return;
     this.pokeScheduled = true;
     setImmediate(() => {
@@ -118,11 +118,9 @@ export class PushRelay implements TaskEventListener {
     });
   }
 
-  private async relayPoked(poked: ReadonlyArray<readonly [string, TraceCarrier | undefined]>): Promise<void> {
+  private async relayPoked(poked: ReadonlyArray<readonly [string, { scope: TaskScope; trace: TraceCarrier | undefined }]>): Promise<void> {
     for (let i = 0; i < poked.length; i += BATCH) {
-      const batch = poked.slice(i, i + BATCH);
-      const due = await Promise.all(batch.map(([id]) => this.outbox.due(id)));
-      await Promise.all(due.map((task, j) => task && this.relay(task, { trace: batch[j][1] })));
+      await Promise.all(poked.slice(i, i + BATCH).map(([taskId, { scope, trace }]) => this.relay(scope, taskId, { trace })));
     }
   }
 
@@ -131,29 +129,25 @@ export class PushRelay implements TaskEventListener {
     do {
       const page = await this.outbox.scan(cursor, BATCH);
       cursor = page.cursor;
-      await Promise.all(page.tasks.map((task) => this.relay(task)));
+      await Promise.all(page.tasks.map((task) => this.relay(task.scope, task.taskId)));
     } while (cursor !== '0' && !this.closed);
   }
 
   /**
    * Enqueues the next job of every config lagging behind the task's due event, unless a live run
-   * holds its lease (for a task this instance `poked`, starts the run directly when it can); clears the entry when none lags. A finished task's configs and cursors get their
-   * TTL then, once, before the entry goes (an instance dying in between leaves the entry, and the next
-   * sweep does both): until every config has caught up, the entry is relayed again every sweep, and
-   * setting the TTL each time only pushed it back.
+   * holds its lease (for a task this instance `poked`, starts the run directly when it can); clears
+   * the entry when none lags. A finished task's configs and cursors get their TTL then, once, in the
+   * step that clears the entry: until every config has caught up, the entry is relayed again every
+   * sweep, and setting the TTL each time only pushed it back.
    */
-  private async relay(task: DueTask, poked?: { trace: TraceCarrier | undefined }): Promise<void> {
-    const { scope, taskId, seq } = task;
-    const [configs, { cursors, leased }] = await Promise.all([this.configs.list(scope, taskId), this.outbox.progress(scope, taskId)]);
-    const lagging = configs
-      .map((config) => ({ configId: config.id, cursor: cursors.get(config.id) ?? config.afterSeq ?? 0 }))
-      .filter(({ cursor }) => cursor < seq);
+  private async relay(scope: TaskScope, taskId: string, poked?: { trace: TraceCarrier | undefined }): Promise<void> {
+    // the entry, the configs, their cursors and leases in one command
+    const { due, configs, cursors, leased } = await this.outbox.pending(scope, taskId);
+    if (!due) return;
+    const lagging = [...configs].map(([configId, start]) => ({ configId, cursor: cursors.get(configId) ?? start })).filter(({ cursor }) => cursor < due.seq);
     if (lagging.length === 0) {
-      if (task.terminal && configs.length > 0) {
-        await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-        await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-      }
-      await this.outbox.clear(task);
+      // a finished task's keys get their TTL in the same step
+      await this.outbox.clear(due, due.terminal && configs.size > 0 ? this.options.finishedTaskConfigTtlMs : undefined);
       return;
     }
     const trace = poked?.trace;
