@@ -201,12 +201,9 @@ export class OrderedPushDelivery implements PushJobProcessor {
     // a job of the same id, enqueued by a sweep, must step aside rather than share the lease)
     const own = attemptOf(job);
     const holder = job.direct ? `${own.webhookId}#${randomUUID()}` : own.webhookId;
-    // the lease, the config and the events in one round trip; the job's event follows its cursor at seq - 1
-    const [first, claim, read] = await Promise.all([
-      this.deps.configs.get(scope, taskId, configId),
-      this.deps.outbox.claim(scope, taskId, configId, holder, seq - 1, this.leaseMs),
-      this.readAhead(taskId, seq),
-    ]);
+    // the lease with the config, and the events, in one round trip; the job's event follows its cursor at seq - 1
+    const [claim, read] = await Promise.all([this.deps.outbox.claim(scope, taskId, configId, holder, seq - 1, this.leaseMs), this.readAhead(taskId, seq)]);
+    const first = claim.config;
     // another run sends this config's events, and sees this one before it lets go (no attempt counted)
     if (claim.state === 'held') return 'duplicate';
     // this event waits for its backoff (an early copy of its job)
@@ -273,16 +270,15 @@ export class OrderedPushDelivery implements PushJobProcessor {
         await this.deps.outbox.forget(scope, taskId, configId);
         return outcome;
       }
-      // the cursor moves past it; the config and the events after it are read on the way (one round trip)
-      const [advanced, again, more] = await Promise.all([
+      // the cursor moves past it, reading the config again in the same step; the events after it on the way (one round trip)
+      const [advanced, more] = await Promise.all([
         this.deps.outbox.advance(scope, taskId, configId, { from: cursor, to: next, start }, { holder, leaseMs: this.leaseMs, goOn: true }),
-        this.deps.configs.get(scope, taskId, configId),
         events && !events.has(next + 1) ? this.readAhead(taskId, next + 1) : undefined,
       ]);
       // nothing more due (the lease is let go in the same step), or the lease lapsed to another run
       if (!advanced.goesOn) return outcome;
       cursor = advanced.cursor;
-      config = again;
+      config = advanced.config;
       events = more ?? events;
     }
   }

@@ -93,6 +93,20 @@ describe('RedisPushOutbox', () => {
     expect(await box.advance(scope, 'task-5', 'cfg', { from: 0, to: 1, start: 0 }, NO_LEASE)).toEqual({ moved: true, cursor: 1, dueSeq: 0, goesOn: false }); // nothing due
   });
 
+  it('reads the config with the lease and with every move that goes on, as it is then (deleted: none)', async () => {
+    const box = outbox();
+    const configs = `${redis.prefix}push:cfg:${scopeKey(scope)}:config-1`;
+    await box.mark(scope, 'config-1', 3, false);
+    await redis.client.hset(configs, 'cfg', JSON.stringify({ id: 'cfg', url: 'https://a.example/hook' }));
+    expect((await box.claim(scope, 'config-1', 'cfg', 'run-a', 0, 10_000)).config).toEqual({ id: 'cfg', url: 'https://a.example/hook' });
+    const run = { holder: 'run-a', leaseMs: 10_000, goOn: true };
+    await redis.client.hset(configs, 'cfg', JSON.stringify({ id: 'cfg', url: 'https://b.example/hook' }));
+    expect(await box.advance(scope, 'config-1', 'cfg', { from: 0, to: 1, start: 0 }, run)).toMatchObject({ goesOn: true, config: { url: 'https://b.example/hook' } });
+    await redis.client.hdel(configs, 'cfg');
+    expect(await box.advance(scope, 'config-1', 'cfg', { from: 1, to: 2, start: 0 }, run)).toMatchObject({ goesOn: true, config: undefined });
+    expect((await box.claim(scope, 'config-1', 'cfg', 'run-a', 0, 10_000)).config).toBeUndefined();
+  });
+
   it('leases a config to one run at a time, only while something is due after its cursor', async () => {
     const box = outbox();
     await box.mark(scope, 'lease-1', 2, false);

@@ -90,13 +90,15 @@ end`;
 /**
  * Takes a config's lease for run ARGV[3] if it is free (absent, lapsed) or ARGV[3]'s already, and
  * something is due after the cursor (an absent cursor counts as ARGV[2]). KEYS[1] the cursor hash,
- * KEYS[2] push:due, KEYS[3] the lease hash. ARGV configId, start, holder, leaseMs, taskId.
- * Returns [state, cursor (-1: none yet), due seq, ms to wait]; state 1 taken, 0 held by another run,
- * 2 the holder's but not before the wait (a retry's backoff), 3 nothing due (not taken).
+ * KEYS[2] push:due, KEYS[3] the lease hash, KEYS[4] the config hash. ARGV configId, start, holder,
+ * leaseMs, taskId. Returns [state, cursor (-1: none yet), due seq, ms to wait, the config or false];
+ * state 1 taken, 0 held by another run, 2 the holder's but not before the wait (a retry's backoff),
+ * 3 nothing due (not taken).
  */
 const CLAIM = new LuaScript(`${NOW}
 ${LEASE_OF}
 ${KEEP_FOR}
+local config = redis.call('HGET', KEYS[4], ARGV[1])
 local stored = redis.call('HGET', KEYS[1], ARGV[1])
 local cursor = tonumber(stored or ARGV[2])
 local due = redis.call('HGET', KEYS[2], ARGV[5])
@@ -104,25 +106,25 @@ due = due and tonumber(string.match(due, '^(%d+)')) or 0
 local holder, expires, notBefore = lease_of(redis.call('HGET', KEYS[3], ARGV[1]))
 local raw = stored and cursor or -1
 if holder and expires > now then
-  if holder ~= ARGV[3] then return { 0, raw, due, 0 } end
-  if notBefore > now then return { 2, raw, due, notBefore - now } end
+  if holder ~= ARGV[3] then return { 0, raw, due, 0, config } end
+  if notBefore > now then return { 2, raw, due, notBefore - now, config } end
 end
 if due <= cursor then
   if holder then redis.call('HDEL', KEYS[3], ARGV[1]) end
-  return { 3, raw, due, 0 }
+  return { 3, raw, due, 0, config }
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3] .. ' ' .. (now + tonumber(ARGV[4])) .. ' 0')
 keep_for(KEYS[3], tonumber(ARGV[4]))
-return { 1, raw, due, 0 }`);
+return { 1, raw, due, 0, config }`);
 
 /**
  * Moves a config's cursor from ARGV[2] to ARGV[3] (an absent cursor counts as ARGV[4], the config's
  * starting point), and forgets the failed attempts of the event it leaves. Then, if run ARGV[6]
  * holds the lease: with ARGV[8] = 1 and an event due after the cursor, renews it for ARGV[7] ms
  * (the run goes on); otherwise lets it go. KEYS[1] the cursor hash, KEYS[2] push:due, KEYS[3] the
- * failed-attempt hash, KEYS[4] the lease hash. ARGV configId, from, to, start, taskId, holder,
- * leaseMs, goOn. Returns [moved 1/0, the cursor now, the task's due seq (0 when nothing is due),
- * goes on 1/0].
+ * failed-attempt hash, KEYS[4] the lease hash, KEYS[5] the config hash. ARGV configId, from, to,
+ * start, taskId, holder, leaseMs, goOn. Returns [moved 1/0, the cursor now, the task's due seq (0
+ * when nothing is due), goes on 1/0, the config when it goes on (false: none, or deleted)].
  */
 const ADVANCE = new LuaScript(`${NOW}
 ${LEASE_OF}
@@ -147,7 +149,7 @@ if lease_of(redis.call('HGET', KEYS[4], ARGV[1])) == ARGV[6] then
     redis.call('HDEL', KEYS[4], ARGV[1])
   end
 end
-return { moved, cursor, due, goesOn }`);
+return { moved, cursor, due, goesOn, goesOn == 1 and redis.call('HGET', KEYS[5], ARGV[1]) }`);
 
 /**
  * Hands a config's lease from run ARGV[2] to run ARGV[3], which may start in ARGV[4] ms (its job's
@@ -189,18 +191,23 @@ export interface Pending {
   readonly leased: Set<string>;
 }
 
-/** What a run found when it asked for a config's lease. */
-export type Claim =
+/** What a run found when it asked for a config's lease, and the config as it is (undefined: deleted). */
+export type Claim = { readonly config: StoredPushConfig | undefined } & (
   | { readonly state: 'taken' | 'idle'; readonly cursor: number | undefined; readonly dueSeq: number }
   /** Another run holds it; or this one does, but may start only in `waitMs` (its backoff). */
-  | { readonly state: 'held' | 'early'; readonly cursor: number | undefined; readonly dueSeq: number; readonly waitMs: number };
+  | { readonly state: 'held' | 'early'; readonly cursor: number | undefined; readonly dueSeq: number; readonly waitMs: number }
+);
 
-/** A config's cursor and the task's due seq after an advance; `goesOn`: the run still holds the lease (more is due). */
+/**
+ * A config's cursor and the task's due seq after an advance; `goesOn`: the run still holds the lease
+ * (more is due), and then `config` is the config as it is now (undefined: deleted meanwhile).
+ */
 export interface Advanced {
   readonly moved: boolean;
   readonly cursor: number;
   readonly dueSeq: number;
   readonly goesOn: boolean;
+  readonly config?: StoredPushConfig;
 }
 
 const CLAIM_STATES = ['held', 'taken', 'early', 'idle'] as const;
@@ -268,10 +275,14 @@ export class RedisPushOutbox {
    * and an event is due after the cursor; `start` stands for a cursor not written yet.
    */
   async claim(scope: TaskScope, taskId: string, configId: string, holder: string, start: number, leaseMs: number): Promise<Claim> {
-    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.leaseKey(scope, taskId)];
-    const [state, cursor, dueSeq, waitMs] = ((await CLAIM.run(this.redis, keys, [configId, start, holder, Math.round(leaseMs), taskId])) as number[]).map(Number);
+    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.leaseKey(scope, taskId), pushConfigKey(this.prefix, scope, taskId)];
+    const reply = (await CLAIM.run(this.redis, keys, [configId, start, holder, Math.round(leaseMs), taskId])) as [number, number, number, number, string | null];
+    const [state, cursor, dueSeq, waitMs] = reply.slice(0, 4).map(Number);
     const at = cursor < 0 ? undefined : cursor;
-    return state === 1 || state === 3 ? { state: CLAIM_STATES[state] as 'taken' | 'idle', cursor: at, dueSeq } : { state: CLAIM_STATES[state] as 'held' | 'early', cursor: at, dueSeq, waitMs };
+    const config = parseConfig(reply[4]);
+    return state === 1 || state === 3
+      ? { state: CLAIM_STATES[state] as 'taken' | 'idle', cursor: at, dueSeq, config }
+      : { state: CLAIM_STATES[state] as 'held' | 'early', cursor: at, dueSeq, waitMs, config };
   }
 
   /**
@@ -287,10 +298,11 @@ export class RedisPushOutbox {
     move: { from: number; to: number; start: number },
     lease: { holder: string; leaseMs: number; goOn: boolean },
   ): Promise<Advanced> {
-    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId), this.leaseKey(scope, taskId)];
+    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId), this.leaseKey(scope, taskId), pushConfigKey(this.prefix, scope, taskId)];
     const args = [configId, move.from, move.to, move.start, taskId, lease.holder, Math.round(lease.leaseMs), lease.goOn ? 1 : 0];
-    const [moved, cursor, dueSeq, goesOn] = ((await ADVANCE.run(this.redis, keys, args)) as number[]).map(Number);
-    return { moved: moved === 1, cursor, dueSeq, goesOn: goesOn === 1 };
+    const reply = (await ADVANCE.run(this.redis, keys, args)) as [number, number, number, number, string | null];
+    const [moved, cursor, dueSeq, goesOn] = reply.slice(0, 4).map(Number);
+    return { moved: moved === 1, cursor, dueSeq, goesOn: goesOn === 1, config: parseConfig(reply[4]) };
   }
 
   /**
@@ -309,7 +321,7 @@ export class RedisPushOutbox {
     const keys = [this.dueKey, pushConfigKey(this.prefix, scope, taskId), this.cursorKey(scope, taskId), this.leaseKey(scope, taskId)];
     const [entry, configFlat, cursorFlat, leased] = (await PENDING.run(this.redis, keys, [taskId])) as [string | null, string[], string[], string[]];
     const configs = new Map<string, number>();
-    for (let i = 0; i < configFlat.length; i += 2) configs.set(configFlat[i], (JSON.parse(configFlat[i + 1]) as StoredPushConfig).afterSeq ?? 0);
+    for (let i = 0; i < configFlat.length; i += 2) configs.set(configFlat[i], parseConfig(configFlat[i + 1])?.afterSeq ?? 0);
     const cursors = new Map<string, number>();
     for (let i = 0; i < cursorFlat.length; i += 2) cursors.set(cursorFlat[i], Number(cursorFlat[i + 1]));
     return { due: entry === null ? undefined : parseDue(taskId, entry), configs, cursors, leased: new Set(leased) };
@@ -352,6 +364,10 @@ export class RedisPushOutbox {
 /** The scope as the commit script writes it (the same JSON as the task's `scope` field). */
 function scopeJson(scope: TaskScope): string {
   return JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject });
+}
+
+function parseConfig(json: string | null | undefined): StoredPushConfig | undefined {
+  return json ? (JSON.parse(json) as StoredPushConfig) : undefined;
 }
 
 function parseDue(taskId: string, entry: string): DueTask | undefined {
