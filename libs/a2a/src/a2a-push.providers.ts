@@ -17,6 +17,7 @@ import { PushDeliveryAdmin } from './push/push-delivery-admin.js';
 import { PushDeliveryEvents } from './push/push-delivery-events.js';
 import type { PushDeliveryQueue } from './push/push-delivery-queue.js';
 import { PushDeliveryLifecycle } from './push/push-delivery.lifecycle.js';
+import type { PushDeliveryWorker } from './push/push-delivery.worker.js';
 import { PushNotificationService } from './push/push-notification.service.js';
 import { RedisPushOutbox } from './push/push-outbox.js';
 import { PushRelay } from './push/push-relay.js';
@@ -80,17 +81,24 @@ export const PUSH_PROVIDERS: Provider[] = [
   },
   {
     provide: PushRelay,
-    useFactory: (options: ResolvedA2AOptions, outbox: RedisPushOutbox | undefined, configs: PushConfigStore, queue: PushDeliveryQueue | undefined, tasks: TaskBackend) =>
+    useFactory: (options: ResolvedA2AOptions, outbox: RedisPushOutbox | undefined, configs: PushConfigStore, queue: PushDeliveryQueue | undefined, tasks: TaskBackend, worker?: PushDeliveryWorker) =>
       options.push && outbox && queue
-        ? new PushRelay(outbox, configs, queue, {
-            ...options.push,
-            finishedTaskConfigTtlMs: configTtlOf(options, options.push),
-            intervalMs: RELAY_INTERVAL_MS,
-            // the Redis backend the module made writes the outbox in its commit script
-            marksInCommit: !options.taskBackend && tasks instanceof RedisTaskBackend,
-          })
+        ? new PushRelay(
+            outbox,
+            configs,
+            queue,
+            {
+              ...options.push,
+              finishedTaskConfigTtlMs: configTtlOf(options, options.push),
+              intervalMs: RELAY_INTERVAL_MS,
+              // the Redis backend the module made writes the outbox in its commit script
+              marksInCommit: !options.taskBackend && tasks instanceof RedisTaskBackend,
+            },
+            // this instance's own commits start their runs in the worker's free slots, without a job
+            worker && ((data) => worker.tryRun(data)),
+          )
         : undefined,
-    inject: [A2A_OPTIONS, RedisPushOutbox, PushConfigStore, PUSH_QUEUE, TaskBackend],
+    inject: [A2A_OPTIONS, RedisPushOutbox, PushConfigStore, PUSH_QUEUE, TaskBackend, A2A_PUSH_WORKER],
   },
   {
     provide: A2A_PUSH_PROCESSOR,

@@ -258,3 +258,108 @@ describe('OrderedPushDelivery: a later event that fails', () => {
     await retry!.remove();
   });
 });
+
+/** A direct run of the config's next event, as the worker starts it for its own instance's commit (no job). */
+function direct(taskId: string, seq: number, runSignal = signal): Promise<unknown> {
+  const run = { data: { scope, taskId, seq, configId: 'cfg' }, attemptsMade: 0, maxAttempts: OPTIONS.retrySchedule.length, direct: true };
+  return delivery.process(run, runSignal).catch((error: unknown) => error);
+}
+
+describe('OrderedPushDelivery: a direct run (no job)', () => {
+  it('sends every due event in order, enqueues no job, and lets go of the lease', async () => {
+    const { taskId } = await given(3);
+    await direct(taskId, 1);
+    expect(sent()).toEqual(ids(taskId, 1, 2, 3));
+    expect(await cursorOf(taskId)).toBe(3);
+    for (const seq of [1, 2, 3]) expect(await queued(taskId, seq)).toBeUndefined();
+    expect(await outbox.leased(scope, taskId)).toEqual(new Set());
+  });
+
+  it('holds the lease under an id of its own: the job of the same webhook-id (a sweep’s) steps aside', async () => {
+    reply = () => ({ status: 200, delayMs: 50 });
+    const { taskId, job } = await given(3);
+    const run = direct(taskId, 1);
+    await receiver.waitFor((r) => r.length === 1);
+    expect(await job(1)).toBe('duplicate');
+    await run;
+    expect(sent()).toEqual(ids(taskId, 1, 2, 3));
+    expect(mostOpen).toBe(1);
+    expect(await cursorOf(taskId)).toBe(3);
+  });
+
+  it('hands its first event’s failed attempt to a job of its own, with its backoff and the lease', async () => {
+    const { taskId, job } = await given(2);
+    reply = (webhookId) => ({ status: webhookId === webhookIdOf(taskId, 1, 'cfg') ? 500 : 200 });
+    await direct(taskId, 1);
+    expect(sent()).toEqual(ids(taskId, 1));
+    expect(await cursorOf(taskId)).toBe(0);
+    const retry = await queued(taskId, 1);
+    expect(retry?.data).toMatchObject({ seq: 1, attemptsBefore: 1 });
+    expect(retry?.opts.attempts).toBe(1);
+    expect(retry?.opts.delay).toBe(1000);
+    // the lease waits with the job: nobody else sends meanwhile
+    expect(await job(1, 0)).toBeInstanceOf(DeliveryDeferredError);
+    expect(await direct(taskId, 1)).toBe('duplicate');
+    expect(sent()).toEqual(ids(taskId, 1));
+    await retry!.remove();
+  });
+
+  it('aborted at shutdown, hands the event it was sending to a job at once (the same webhook-id, no attempt counted)', async () => {
+    const { taskId } = await given(3);
+    reply = (webhookId) => ({ status: 200, delayMs: webhookId === webhookIdOf(taskId, 2, 'cfg') ? 2000 : 0 });
+    const aborter = new AbortController();
+    const run = direct(taskId, 1, aborter.signal);
+    await receiver.waitFor((r) => r.length === 2);
+    aborter.abort(new Error('shutting down'));
+    await run;
+    expect(await cursorOf(taskId)).toBe(1);
+    const next = await queued(taskId, 2);
+    expect(next?.data).toMatchObject({ seq: 2 });
+    expect(next?.data.attemptsBefore).toBeUndefined();
+    expect(next?.opts.delay).toBe(0);
+    reply = () => ({ status: 200 });
+    expect(await delivery.process({ data: next!.data, attemptsMade: 0, maxAttempts: OPTIONS.retrySchedule.length }, signal)).toBe('delivered');
+    expect(sent()).toEqual(ids(taskId, 1, 2, 2, 3));
+    await next!.remove();
+  });
+});
+
+describe('PushRelay and direct runs', () => {
+  /** Relays one commit of `taskId` as this instance's own (a poke) and waits for it; what the run hook was asked. */
+  async function poke(relay: PushRelay, taskId: string, seq: number): Promise<void> {
+    await relay.onAppended(scope, taskId, [{ seq, event: statusEvent(taskId, 'poke') }]);
+    await new Promise((resolve) => setImmediate(resolve));
+    await relay.close();
+  }
+  const relayWith = (run: (data: PushJobData) => boolean, options: ResolvedPushOptions = OPTIONS) =>
+    new PushRelay(outbox, configs, queue, { ...options, finishedTaskConfigTtlMs: 60_000, intervalMs: 60_000, marksInCommit: true }, run);
+
+  it('starts the run of a poked task’s lagging config when the worker has a slot, and enqueues its job when not', async () => {
+    const asked: PushJobData[] = [];
+    const { taskId } = await given(2);
+    await poke(relayWith((data) => (asked.push(data), true)), taskId, 2);
+    expect(asked).toEqual([expect.objectContaining({ taskId, seq: 1, configId: 'cfg' })]);
+    expect(await queued(taskId, 1)).toBeUndefined();
+    await poke(relayWith((data) => (asked.push(data), false)), taskId, 2);
+    expect(asked).toHaveLength(2);
+    const job = await queued(taskId, 1);
+    expect(job?.data).toMatchObject({ taskId, seq: 1, configId: 'cfg' });
+    await job!.remove();
+  });
+
+  it('never starts one from the sweep (another instance’s work), nor when first attempts wait a delay', async () => {
+    const asked: PushJobData[] = [];
+    const { taskId } = await given(1);
+    const sweeping = relayWith((data) => (asked.push(data), true));
+    await sweeping.sweep();
+    await sweeping.close();
+    const enqueued = await queued(taskId, 1);
+    expect(enqueued).toBeDefined();
+    await enqueued!.remove();
+    await poke(relayWith((data) => (asked.push(data), true), { ...OPTIONS, retrySchedule: [100, 1000] }), taskId, 1);
+    expect(asked).toEqual([]);
+    const delayed = await queued(taskId, 1);
+    expect(delayed?.opts.delay).toBe(100);
+    await delayed!.remove();
+  });
+});

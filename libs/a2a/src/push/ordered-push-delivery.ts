@@ -7,6 +7,11 @@
  * events, not one per event; the config is read again before each event). A 410 deletes the config:
  * nothing more is sent to it.
  *
+ * A run may also start without a job (a direct run, `PushJobRun.direct`): the instance whose commit
+ * made the event due starts it at once, in a slot of the worker's (push-relay.ts), and saves the
+ * job's three BullMQ scripts. It is the same run under the same lease, held under an id of its own;
+ * every event it sends is a later event in what follows, so a failed attempt goes to a job.
+ *
  * An event whose attempt failed is handed to a job of its own (same `webhook-id`), delayed by its
  * backoff, and the lease with it, so attempts are counted per event and retried on the schedule as
  * before. A run also hands over at the run limit, at shutdown, and when the schedule delays first
@@ -25,13 +30,15 @@
  *    then, enqueues the job.
  * 3. A holder that dies keeps the lease until it lapses (`attemptTimeoutMs` + 5 s after its last
  *    renewal); its BullMQ job is found stalled and run again under the same id, which takes the lease
- *    back at once and goes on from the cursor; failing that, the sweep enqueues once the lease lapses.
+ *    back at once and goes on from the cursor; failing that (or for a direct run, which has no job),
+ *    the sweep enqueues once the lease lapses.
  * A lease outlives an attempt's deadline and is renewed at every event, so a live holder never loses
  * it mid-attempt: two runs never POST the same event at once.
  *
  * Every step is idempotent, so an instance may die anywhere: an event is attempted again (the same
  * `webhook-id`) until its cursor has moved past it.
  */
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { encode } from '../protocol/codec.js';
 import { StreamResponseSchema } from '../protocol/schemas.js';
@@ -190,15 +197,13 @@ export class OrderedPushDelivery implements PushJobProcessor {
   private async run(job: PushJobRun, signal: AbortSignal, stopping?: AbortSignal): Promise<PushJobOutcome> {
     const { data } = job;
     const { scope, taskId, seq, configId } = data;
-    // the job's own attempt; its webhook-id names the lease's holder
+    // the job's own attempt; its webhook-id names the lease's holder (a direct run's holder is its own:
+    // a job of the same id, enqueued by a sweep, must step aside rather than share the lease)
     const own = attemptOf(job);
-    const holder = own.webhookId;
-    // the lease, the config and the events in one round trip; the job's event follows its cursor at seq - 1
-    const [first, claim, read] = await Promise.all([
-      this.deps.configs.get(scope, taskId, configId),
-      this.deps.outbox.claim(scope, taskId, configId, holder, seq - 1, this.leaseMs),
-      this.readAhead(taskId, seq),
-    ]);
+    const holder = job.direct ? `${own.webhookId}#${randomUUID()}` : own.webhookId;
+    // the lease with the config, and the events, in one round trip; the job's event follows its cursor at seq - 1
+    const [claim, read] = await Promise.all([this.deps.outbox.claim(scope, taskId, configId, holder, seq - 1, this.leaseMs), this.readAhead(taskId, seq)]);
+    const first = claim.config;
     // another run sends this config's events, and sees this one before it lets go (no attempt counted)
     if (claim.state === 'held') return 'duplicate';
     // this event waits for its backoff (an early copy of its job)
@@ -217,7 +222,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
     let outcome: PushJobOutcome = 'duplicate';
     for (let sent = 0; ; sent++) {
       const next = cursor + 1;
-      const isOwn = sent === 0 && next === seq;
+      const isOwn = !job.direct && sent === 0 && next === seq;
       const attempt: Attempt = isOwn
         ? own
         : { webhookId: webhookIdOf(taskId, next, configId), data: { scope, taskId, seq: next, configId, ...(data.trace && { trace: data.trace }) }, attemptsMade: 0, maxAttempts: schedule.length, enqueuedAt: job.enqueuedAt };
@@ -251,6 +256,11 @@ export class OrderedPushDelivery implements PushJobProcessor {
           await this.handOver(holder, attempt.data, error.delayMs, attempt.attemptsMade);
           return outcome;
         }
+        // shutting down: a job's next run takes its lease back, a direct run's event goes to a job now
+        if (job.direct && signal.aborted) {
+          await this.handOver(holder, attempt.data, 0, attempt.attemptsMade);
+          return outcome;
+        }
         // its only attempt failed: a dead letter, and the next event follows
         if (!(error instanceof DeliveryFailedError)) throw error;
         result = 'given up';
@@ -260,16 +270,15 @@ export class OrderedPushDelivery implements PushJobProcessor {
         await this.deps.outbox.forget(scope, taskId, configId);
         return outcome;
       }
-      // the cursor moves past it; the config and the events after it are read on the way (one round trip)
-      const [advanced, again, more] = await Promise.all([
+      // the cursor moves past it, reading the config again in the same step; the events after it on the way (one round trip)
+      const [advanced, more] = await Promise.all([
         this.deps.outbox.advance(scope, taskId, configId, { from: cursor, to: next, start }, { holder, leaseMs: this.leaseMs, goOn: true }),
-        this.deps.configs.get(scope, taskId, configId),
         events && !events.has(next + 1) ? this.readAhead(taskId, next + 1) : undefined,
       ]);
       // nothing more due (the lease is let go in the same step), or the lease lapsed to another run
       if (!advanced.goesOn) return outcome;
       cursor = advanced.cursor;
-      config = again;
+      config = advanced.config;
       events = more ?? events;
     }
   }

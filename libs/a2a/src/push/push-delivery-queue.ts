@@ -53,6 +53,12 @@ export interface PushJobRun {
   readonly maxAttempts: number;
   /** When the job was enqueued (ms since the epoch). */
   readonly enqueuedAt?: number;
+  /**
+   * A run this instance started for its own commit, without a job (see push-relay.ts): it holds the
+   * lease under an id of its own, and every event it sends is a later event (a failed attempt goes to
+   * a job of its own).
+   */
+  readonly direct?: boolean;
 }
 
 /** What the worker runs: one attempt of one job. */

@@ -59,7 +59,13 @@ export class PushDeliveryWorker extends WorkerHost {
   private readonly aborter = new AbortController();
   /** Fires when stopping begins: runs start no further delivery. */
   private readonly stopper = new AbortController();
+  /** Jobs and direct runs in this worker's hands (waiting for a slot included). */
   private inFlight = 0;
+  /** Deliveries running: jobs and direct runs together, at most `concurrency`. */
+  private active = 0;
+  /** Jobs waiting for a slot that direct runs hold, first come first served (a direct run never waits). */
+  private readonly waiting: Array<() => void> = [];
+  private started = false;
   private lastError = 0;
   private stopping?: Promise<void>;
 
@@ -75,6 +81,7 @@ export class PushDeliveryWorker extends WorkerHost {
     this.inFlight++;
     // attempts a run made at this event before handing it to this job count too
     const before = job.data.attemptsBefore ?? 0;
+    await this.slot();
     try {
       return await this.processor.process(
         { data: job.data, attemptsMade: before + job.attemptsMade, maxAttempts: before + (job.opts.attempts ?? this.options.retrySchedule.length), enqueuedAt: job.timestamp },
@@ -93,8 +100,49 @@ export class PushDeliveryWorker extends WorkerHost {
       const nextDelayMs = this.processor.nextDelay(before + job.attemptsMade + 1, error);
       throw new RetryLater((error as Error)?.message ?? String(error), nextDelayMs);
     } finally {
+      this.release();
       this.inFlight--;
     }
+  }
+
+  /**
+   * Starts a direct run of `data`'s config now (no job: see ordered-push-delivery.ts) if one of the
+   * `concurrency` slots is free and no job waits for one; false otherwise (the caller enqueues the
+   * job). It counts as in flight for the shutdown like a job, and whatever it ends with is already in
+   * Redis (a failed attempt handed to a job, or a lease that lapses for the sweep).
+   */
+  tryRun(data: PushJobData): boolean {
+    if (!this.started || this.stopping || this.active >= this.options.concurrency || this.waiting.length > 0) return false;
+    this.active++;
+    this.inFlight++;
+    const run = { data, attemptsMade: 0, maxAttempts: this.options.retrySchedule.length, enqueuedAt: Date.now(), direct: true };
+    void this.processor
+      .process(run, this.aborter.signal, this.stopper.signal)
+      .catch((error: unknown) => {
+        // an outage is logged by the processor; a defect has no job to fail, so it is told here
+        if (error instanceof DeliveryDeferredError || this.aborter.signal.aborted) return;
+        this.logger.warn(`Push delivery: a direct run failed (${(error as Error)?.message?.split('\n')[0].slice(0, 200)}); the sweep takes its work over once its lease lapses`);
+      })
+      .finally(() => {
+        this.release();
+        this.inFlight--;
+      });
+    return true;
+  }
+
+  /** A slot for a job: at once when one is free, else when a delivery ends (handed over, not freed). */
+  private async slot(): Promise<void> {
+    if (this.active < this.options.concurrency) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
   }
 
   /** Starts taking jobs (once the app is up). */
@@ -102,6 +150,7 @@ export class PushDeliveryWorker extends WorkerHost {
     const worker = this.worker;
     if (worker.isRunning() || this.stopping) return;
     worker.concurrency = this.options.concurrency;
+    this.started = true;
     worker.on('error', (error: Error) => {
       // Redis down: BullMQ reports every reconnect attempt; once a minute is enough
       if (Date.now() - this.lastError < 60_000) return;

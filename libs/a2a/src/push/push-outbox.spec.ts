@@ -32,6 +32,40 @@ describe('RedisPushOutbox', () => {
     expect(await box.due('task-3')).toBeUndefined();
   });
 
+  it('reads what the relay needs in one step: the entry, the configs’ starting points, their cursors, the live leases', async () => {
+    const box = outbox();
+    const sk = scopeKey(scope);
+    await box.mark(scope, 'pending-1', 4, true);
+    await redis.client.hset(`${redis.prefix}push:cfg:${sk}:pending-1`, 'a', JSON.stringify({ id: 'a', afterSeq: 2 }), 'b', JSON.stringify({ id: 'b' }));
+    await box.advance(scope, 'pending-1', 'b', { from: 0, to: 1, start: 0 }, NO_LEASE);
+    await box.claim(scope, 'pending-1', 'a', 'run-a', 2, 1000);
+    const pending = await box.pending(scope, 'pending-1');
+    expect(pending.due).toMatchObject({ taskId: 'pending-1', scope, seq: 4, terminal: true });
+    expect(pending.configs).toEqual(new Map([['a', 2], ['b', 0]]));
+    expect(pending.cursors).toEqual(new Map([['b', 1]]));
+    expect(pending.leased).toEqual(new Set(['a']));
+    expect((await box.pending(scope, 'pending-2')).due).toBeUndefined();
+  });
+
+  it('gives a finished task’s configs, cursors and leases their TTL in the step that clears its entry, and only then', async () => {
+    const box = outbox();
+    const sk = scopeKey(scope);
+    const keys = ['cfg', 'cur', 'run'].map((kind) => `${redis.prefix}push:${kind}:${sk}:finished-1`);
+    await redis.client.hset(keys[0], 'a', JSON.stringify({ id: 'a' }));
+    await box.mark(scope, 'finished-1', 1, true);
+    await box.advance(scope, 'finished-1', 'a', { from: 0, to: 1, start: 0 }, NO_LEASE);
+    await box.claim(scope, 'finished-1', 'other', 'run-b', 0, 60_000);
+    const read = (await box.due('finished-1'))!;
+    await box.mark(scope, 'finished-1', 2, true);
+    expect(await box.clear(read, 5_000)).toBe(false);
+    expect(await redis.client.pttl(keys[0])).toBe(-1);
+    expect(await redis.client.pttl(keys[1])).toBe(-1);
+    expect(await box.clear((await box.due('finished-1'))!, 5_000)).toBe(true);
+    for (const key of keys) expect(await redis.client.pttl(key)).toBeGreaterThan(4_000);
+    for (const key of keys) expect(await redis.client.pttl(key)).toBeLessThanOrEqual(5_000);
+    expect(await box.due('finished-1')).toBeUndefined();
+  });
+
   it('scans every due task, page by page', async () => {
     const box = outbox();
     for (let i = 0; i < 25; i++) await box.mark(scope, `scan-${i}`, i + 1, false);
@@ -57,6 +91,20 @@ describe('RedisPushOutbox', () => {
     await box.forget(scope, 'task-4', 'cfg');
     expect(await box.cursors(scope, 'task-4')).toEqual(new Map());
     expect(await box.advance(scope, 'task-5', 'cfg', { from: 0, to: 1, start: 0 }, NO_LEASE)).toEqual({ moved: true, cursor: 1, dueSeq: 0, goesOn: false }); // nothing due
+  });
+
+  it('reads the config with the lease and with every move that goes on, as it is then (deleted: none)', async () => {
+    const box = outbox();
+    const configs = `${redis.prefix}push:cfg:${scopeKey(scope)}:config-1`;
+    await box.mark(scope, 'config-1', 3, false);
+    await redis.client.hset(configs, 'cfg', JSON.stringify({ id: 'cfg', url: 'https://a.example/hook' }));
+    expect((await box.claim(scope, 'config-1', 'cfg', 'run-a', 0, 10_000)).config).toEqual({ id: 'cfg', url: 'https://a.example/hook' });
+    const run = { holder: 'run-a', leaseMs: 10_000, goOn: true };
+    await redis.client.hset(configs, 'cfg', JSON.stringify({ id: 'cfg', url: 'https://b.example/hook' }));
+    expect(await box.advance(scope, 'config-1', 'cfg', { from: 0, to: 1, start: 0 }, run)).toMatchObject({ goesOn: true, config: { url: 'https://b.example/hook' } });
+    await redis.client.hdel(configs, 'cfg');
+    expect(await box.advance(scope, 'config-1', 'cfg', { from: 1, to: 2, start: 0 }, run)).toMatchObject({ goesOn: true, config: undefined });
+    expect((await box.claim(scope, 'config-1', 'cfg', 'run-a', 0, 10_000)).config).toBeUndefined();
   });
 
   it('leases a config to one run at a time, only while something is due after its cursor', async () => {

@@ -25,6 +25,8 @@ import type { Redis } from 'ioredis';
 import { LuaScript } from '../redis/lua-script.js';
 import { DEFAULT_KEY_PREFIX, scopeKey } from '../redis/redis-keys.js';
 import type { TaskScope } from '../tasks/task-store.js';
+import type { StoredPushConfig } from './push-config-store.js';
+import { pushConfigKey } from './redis-push-config-store.js';
 
 /** A task with work pending: events up to `seq`, for whichever of its configs lag behind. */
 export interface DueTask {
@@ -55,10 +57,15 @@ if current and tonumber(string.match(current, '^(%d+)')) >= tonumber(ARGV[2]) th
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. ARGV[4])
 return 1`);
 
-/** Deletes a due entry if it is still the one read. KEYS[1] push:due. ARGV taskId, entry. */
+/**
+ * Deletes a due entry if it is still the one read, giving the other keys (a finished task's configs,
+ * cursors, failed attempts and leases) a TTL of ARGV[3] ms first. KEYS[1] push:due, KEYS[2..] the
+ * keys to expire. ARGV taskId, entry, ttlMs.
+ */
 const CLEAR = new LuaScript(`
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0`);
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return redis.call('HDEL', KEYS[1], ARGV[1])`);
 
 /** Redis's clock in ms, for the scripts that keep leases. */
 const NOW = `local clock = redis.call('TIME')
@@ -83,13 +90,15 @@ end`;
 /**
  * Takes a config's lease for run ARGV[3] if it is free (absent, lapsed) or ARGV[3]'s already, and
  * something is due after the cursor (an absent cursor counts as ARGV[2]). KEYS[1] the cursor hash,
- * KEYS[2] push:due, KEYS[3] the lease hash. ARGV configId, start, holder, leaseMs, taskId.
- * Returns [state, cursor (-1: none yet), due seq, ms to wait]; state 1 taken, 0 held by another run,
- * 2 the holder's but not before the wait (a retry's backoff), 3 nothing due (not taken).
+ * KEYS[2] push:due, KEYS[3] the lease hash, KEYS[4] the config hash. ARGV configId, start, holder,
+ * leaseMs, taskId. Returns [state, cursor (-1: none yet), due seq, ms to wait, the config or false];
+ * state 1 taken, 0 held by another run, 2 the holder's but not before the wait (a retry's backoff),
+ * 3 nothing due (not taken).
  */
 const CLAIM = new LuaScript(`${NOW}
 ${LEASE_OF}
 ${KEEP_FOR}
+local config = redis.call('HGET', KEYS[4], ARGV[1])
 local stored = redis.call('HGET', KEYS[1], ARGV[1])
 local cursor = tonumber(stored or ARGV[2])
 local due = redis.call('HGET', KEYS[2], ARGV[5])
@@ -97,25 +106,25 @@ due = due and tonumber(string.match(due, '^(%d+)')) or 0
 local holder, expires, notBefore = lease_of(redis.call('HGET', KEYS[3], ARGV[1]))
 local raw = stored and cursor or -1
 if holder and expires > now then
-  if holder ~= ARGV[3] then return { 0, raw, due, 0 } end
-  if notBefore > now then return { 2, raw, due, notBefore - now } end
+  if holder ~= ARGV[3] then return { 0, raw, due, 0, config } end
+  if notBefore > now then return { 2, raw, due, notBefore - now, config } end
 end
 if due <= cursor then
   if holder then redis.call('HDEL', KEYS[3], ARGV[1]) end
-  return { 3, raw, due, 0 }
+  return { 3, raw, due, 0, config }
 end
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3] .. ' ' .. (now + tonumber(ARGV[4])) .. ' 0')
 keep_for(KEYS[3], tonumber(ARGV[4]))
-return { 1, raw, due, 0 }`);
+return { 1, raw, due, 0, config }`);
 
 /**
  * Moves a config's cursor from ARGV[2] to ARGV[3] (an absent cursor counts as ARGV[4], the config's
  * starting point), and forgets the failed attempts of the event it leaves. Then, if run ARGV[6]
  * holds the lease: with ARGV[8] = 1 and an event due after the cursor, renews it for ARGV[7] ms
  * (the run goes on); otherwise lets it go. KEYS[1] the cursor hash, KEYS[2] push:due, KEYS[3] the
- * failed-attempt hash, KEYS[4] the lease hash. ARGV configId, from, to, start, taskId, holder,
- * leaseMs, goOn. Returns [moved 1/0, the cursor now, the task's due seq (0 when nothing is due),
- * goes on 1/0].
+ * failed-attempt hash, KEYS[4] the lease hash, KEYS[5] the config hash. ARGV configId, from, to,
+ * start, taskId, holder, leaseMs, goOn. Returns [moved 1/0, the cursor now, the task's due seq (0
+ * when nothing is due), goes on 1/0, the config when it goes on (false: none, or deleted)].
  */
 const ADVANCE = new LuaScript(`${NOW}
 ${LEASE_OF}
@@ -140,7 +149,7 @@ if lease_of(redis.call('HGET', KEYS[4], ARGV[1])) == ARGV[6] then
     redis.call('HDEL', KEYS[4], ARGV[1])
   end
 end
-return { moved, cursor, due, goesOn }`);
+return { moved, cursor, due, goesOn, goesOn == 1 and redis.call('HGET', KEYS[5], ARGV[1]) }`);
 
 /**
  * Hands a config's lease from run ARGV[2] to run ARGV[3], which may start in ARGV[4] ms (its job's
@@ -158,31 +167,47 @@ keep_for(KEYS[1], tonumber(ARGV[4]) + tonumber(ARGV[5]))
 return 1`);
 
 /**
- * A task's cursors and the configs a live run leases. KEYS[1] the cursor hash, KEYS[2] the lease hash.
- * Returns [HGETALL of the cursors, the leased config ids].
+ * What the relay reads of a task, in one step: its due entry, its configs, their cursors and the
+ * configs a live run leases. KEYS[1] push:due, KEYS[2] the config hash, KEYS[3] the cursor hash,
+ * KEYS[4] the lease hash. ARGV taskId. Returns [the entry or false, HGETALL of the configs, HGETALL
+ * of the cursors, the leased config ids].
  */
-const PROGRESS = new LuaScript(`${NOW}
+const PENDING = new LuaScript(`${NOW}
 ${LEASE_OF}
 local leased = {}
-local leases = redis.call('HGETALL', KEYS[2])
+local leases = redis.call('HGETALL', KEYS[4])
 for i = 1, #leases, 2 do
   local holder, expires = lease_of(leases[i + 1])
   if holder and expires > now then leased[#leased + 1] = leases[i] end
 end
-return { redis.call('HGETALL', KEYS[1]), leased }`);
+return { redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), leased }`);
 
-/** What a run found when it asked for a config's lease. */
-export type Claim =
+/** A task's work as the relay reads it: its due entry (if any), its configs' starting points, their cursors, and the configs a live run leases. */
+export interface Pending {
+  readonly due: DueTask | undefined;
+  /** configId → the seq its deliveries start after (the config's `afterSeq`, 0 without one). */
+  readonly configs: Map<string, number>;
+  readonly cursors: Map<string, number>;
+  readonly leased: Set<string>;
+}
+
+/** What a run found when it asked for a config's lease, and the config as it is (undefined: deleted). */
+export type Claim = { readonly config: StoredPushConfig | undefined } & (
   | { readonly state: 'taken' | 'idle'; readonly cursor: number | undefined; readonly dueSeq: number }
   /** Another run holds it; or this one does, but may start only in `waitMs` (its backoff). */
-  | { readonly state: 'held' | 'early'; readonly cursor: number | undefined; readonly dueSeq: number; readonly waitMs: number };
+  | { readonly state: 'held' | 'early'; readonly cursor: number | undefined; readonly dueSeq: number; readonly waitMs: number }
+);
 
-/** A config's cursor and the task's due seq after an advance; `goesOn`: the run still holds the lease (more is due). */
+/**
+ * A config's cursor and the task's due seq after an advance; `goesOn`: the run still holds the lease
+ * (more is due), and then `config` is the config as it is now (undefined: deleted meanwhile).
+ */
 export interface Advanced {
   readonly moved: boolean;
   readonly cursor: number;
   readonly dueSeq: number;
   readonly goesOn: boolean;
+  readonly config?: StoredPushConfig;
 }
 
 const CLAIM_STATES = ['held', 'taken', 'early', 'idle'] as const;
@@ -223,9 +248,14 @@ export class RedisPushOutbox {
     return entry === null ? undefined : parseDue(taskId, entry);
   }
 
-  /** Clears a due entry, unless a commit has changed it since it was read. */
-  async clear(task: DueTask): Promise<boolean> {
-    return Number(await CLEAR.run(this.redis, [this.dueKey], [task.taskId, task.entry])) === 1;
+  /**
+   * Clears a due entry, unless a commit has changed it since it was read; `ttlMs` (a finished task):
+   * its configs, cursors, failed attempts and leases go that long after, in the same step.
+   */
+  async clear(task: DueTask, ttlMs?: number): Promise<boolean> {
+    const { scope, taskId } = task;
+    const keys = ttlMs === undefined ? [] : [pushConfigKey(this.prefix, scope, taskId), this.cursorKey(scope, taskId), this.tryKey(scope, taskId), this.leaseKey(scope, taskId)];
+    return Number(await CLEAR.run(this.redis, [this.dueKey, ...keys], [taskId, task.entry, Math.max(1, Math.round(ttlMs ?? 0))])) === 1;
   }
 
   /** One config's cursor: the last seq delivered or given up; undefined before its first (it is at its start). */
@@ -245,10 +275,14 @@ export class RedisPushOutbox {
    * and an event is due after the cursor; `start` stands for a cursor not written yet.
    */
   async claim(scope: TaskScope, taskId: string, configId: string, holder: string, start: number, leaseMs: number): Promise<Claim> {
-    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.leaseKey(scope, taskId)];
-    const [state, cursor, dueSeq, waitMs] = ((await CLAIM.run(this.redis, keys, [configId, start, holder, Math.round(leaseMs), taskId])) as number[]).map(Number);
+    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.leaseKey(scope, taskId), pushConfigKey(this.prefix, scope, taskId)];
+    const reply = (await CLAIM.run(this.redis, keys, [configId, start, holder, Math.round(leaseMs), taskId])) as [number, number, number, number, string | null];
+    const [state, cursor, dueSeq, waitMs] = reply.slice(0, 4).map(Number);
     const at = cursor < 0 ? undefined : cursor;
-    return state === 1 || state === 3 ? { state: CLAIM_STATES[state] as 'taken' | 'idle', cursor: at, dueSeq } : { state: CLAIM_STATES[state] as 'held' | 'early', cursor: at, dueSeq, waitMs };
+    const config = parseConfig(reply[4]);
+    return state === 1 || state === 3
+      ? { state: CLAIM_STATES[state] as 'taken' | 'idle', cursor: at, dueSeq, config }
+      : { state: CLAIM_STATES[state] as 'held' | 'early', cursor: at, dueSeq, waitMs, config };
   }
 
   /**
@@ -264,10 +298,11 @@ export class RedisPushOutbox {
     move: { from: number; to: number; start: number },
     lease: { holder: string; leaseMs: number; goOn: boolean },
   ): Promise<Advanced> {
-    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId), this.leaseKey(scope, taskId)];
+    const keys = [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId), this.leaseKey(scope, taskId), pushConfigKey(this.prefix, scope, taskId)];
     const args = [configId, move.from, move.to, move.start, taskId, lease.holder, Math.round(lease.leaseMs), lease.goOn ? 1 : 0];
-    const [moved, cursor, dueSeq, goesOn] = ((await ADVANCE.run(this.redis, keys, args)) as number[]).map(Number);
-    return { moved: moved === 1, cursor, dueSeq, goesOn: goesOn === 1 };
+    const reply = (await ADVANCE.run(this.redis, keys, args)) as [number, number, number, number, string | null];
+    const [moved, cursor, dueSeq, goesOn] = reply.slice(0, 4).map(Number);
+    return { moved: moved === 1, cursor, dueSeq, goesOn: goesOn === 1, config: parseConfig(reply[4]) };
   }
 
   /**
@@ -278,17 +313,23 @@ export class RedisPushOutbox {
     return Number(await HAND_OVER.run(this.redis, [this.leaseKey(scope, taskId)], [configId, from, to, Math.round(delayMs), Math.round(leaseMs)])) === 1;
   }
 
-  /** The cursors of a task's configs, and those whose lease a live run holds (the relay leaves their events to it); one round trip. */
-  async progress(scope: TaskScope, taskId: string): Promise<{ cursors: Map<string, number>; leased: Set<string> }> {
-    const [flat, leased] = (await PROGRESS.run(this.redis, [this.cursorKey(scope, taskId), this.leaseKey(scope, taskId)], [])) as [string[], string[]];
+  /**
+   * A task's due entry, its configs' starting points, their cursors, and the configs whose lease a
+   * live run holds (the relay leaves their events to it): one command.
+   */
+  async pending(scope: TaskScope, taskId: string): Promise<Pending> {
+    const keys = [this.dueKey, pushConfigKey(this.prefix, scope, taskId), this.cursorKey(scope, taskId), this.leaseKey(scope, taskId)];
+    const [entry, configFlat, cursorFlat, leased] = (await PENDING.run(this.redis, keys, [taskId])) as [string | null, string[], string[], string[]];
+    const configs = new Map<string, number>();
+    for (let i = 0; i < configFlat.length; i += 2) configs.set(configFlat[i], parseConfig(configFlat[i + 1])?.afterSeq ?? 0);
     const cursors = new Map<string, number>();
-    for (let i = 0; i < flat.length; i += 2) cursors.set(flat[i], Number(flat[i + 1]));
-    return { cursors, leased: new Set(leased) };
+    for (let i = 0; i < cursorFlat.length; i += 2) cursors.set(cursorFlat[i], Number(cursorFlat[i + 1]));
+    return { due: entry === null ? undefined : parseDue(taskId, entry), configs, cursors, leased: new Set(leased) };
   }
 
   /** The configs of a task whose lease a live run holds. */
   async leased(scope: TaskScope, taskId: string): Promise<Set<string>> {
-    return (await this.progress(scope, taskId)).leased;
+    return (await this.pending(scope, taskId)).leased;
   }
 
   /** The last failed attempt at the event after a config's cursor (what an operator sees of a delivery that waits). */
@@ -307,12 +348,6 @@ export class RedisPushOutbox {
     await this.redis.multi().hdel(this.cursorKey(scope, taskId), configId).hdel(this.tryKey(scope, taskId), configId).hdel(this.leaseKey(scope, taskId), configId).exec();
   }
 
-  /** The task has finished: its cursors go when its configs do. */
-  async expire(scope: TaskScope, taskId: string, ttlMs: number): Promise<void> {
-    const ms = Math.max(1, Math.round(ttlMs));
-    await this.redis.multi().pexpire(this.cursorKey(scope, taskId), ms).pexpire(this.tryKey(scope, taskId), ms).pexpire(this.leaseKey(scope, taskId), ms).exec();
-  }
-
   private cursorKey(scope: TaskScope, taskId: string): string {
     return `${this.prefix}push:cur:${scopeKey(scope)}:${taskId}`;
   }
@@ -329,6 +364,10 @@ export class RedisPushOutbox {
 /** The scope as the commit script writes it (the same JSON as the task's `scope` field). */
 function scopeJson(scope: TaskScope): string {
   return JSON.stringify({ agent: scope.agent, tenant: scope.tenant, subject: scope.subject });
+}
+
+function parseConfig(json: string | null | undefined): StoredPushConfig | undefined {
+  return json ? (JSON.parse(json) as StoredPushConfig) : undefined;
 }
 
 function parseDue(taskId: string, entry: string): DueTask | undefined {

@@ -12,6 +12,12 @@
  * Two ways in: this instance's own commits (as a {@link TaskEventListener}, without waiting: the turn
  * never waits for the queue), and a sweep of the whole outbox every `intervalMs`, which is what picks
  * up the work of an instance that died.
+ *
+ * For its own commits the relay starts the run itself when the worker has a slot free and first
+ * attempts are not delayed (`run`: a direct run, no job; see ordered-push-delivery.ts): the same run
+ * under the same lease, which saves the job's add, fetch and finish. Otherwise, and always in the
+ * sweep, the job is enqueued. Nothing is lost either way: the due entry stays until every cursor has
+ * reached it, and a direct run that dies leaves its lease to lapse, after which the sweep enqueues.
  */
 import { Logger } from '@nestjs/common';
 import { captureTraceContext } from '../telemetry/telemetry-api.js';
@@ -24,7 +30,7 @@ import type { PushConfigStore } from './push-config-store.js';
 import type { PushDeliveryQueue } from './push-delivery-queue.js';
 import type { PushJobData } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
-import type { DueTask, RedisPushOutbox } from './push-outbox.js';
+import type { RedisPushOutbox } from './push-outbox.js';
 
 /** A W3C trace context as a job carries it (`traceparent`, `tracestate`). */
 type TraceCarrier = NonNullable<PushJobData['trace']>;
@@ -53,17 +59,19 @@ export class PushRelay implements TaskEventListener {
    * Tasks this instance committed to, relayed together at the end of the tick, each with the trace
    * context of the commit that poked it (when traced): its notifications' spans join the turn's trace.
    */
-  private readonly poked = new Map<string, TraceCarrier | undefined>();
+  private readonly poked = new Map<string, { scope: TaskScope; trace: TraceCarrier | undefined }>();
   private pokeScheduled = false;
   private readonly running = new Set<Promise<unknown>>();
   private lastError = 0;
   private closed = false;
 
   constructor(
-    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'due' | 'clear' | 'progress' | 'expire'>,
+    private readonly outbox: Pick<RedisPushOutbox, 'mark' | 'scan' | 'pending' | 'clear'>,
     private readonly configs: PushConfigStore,
     private readonly queue: Pick<PushDeliveryQueue, 'add'>,
     private readonly options: PushRelayOptions,
+    /** Starts a direct run of `data`'s config on this instance now; false when no slot is free. */
+    private readonly run?: (data: PushJobData) => boolean,
   ) {}
 
   async onAppended(scope: TaskScope, taskId: string, events: readonly LoggedEvent[]): Promise<void> {
@@ -73,7 +81,7 @@ export class PushRelay implements TaskEventListener {
       if ((await this.configs.list(scope, taskId)).length === 0) return;
       await this.outbox.mark(scope, taskId, last.seq, isTerminalEvent(last.event));
     }
-    this.poke(taskId, captureTraceContext());
+    this.poke(scope, taskId, captureTraceContext());
   }
 
   /** Sweeps the outbox now and then every `intervalMs`, until {@link close}. */
@@ -97,9 +105,9 @@ export class PushRelay implements TaskEventListener {
     await Promise.allSettled([...this.running]);
   }
 
-  private poke(taskId: string, trace: TraceCarrier | undefined): void {
+  private poke(scope: TaskScope, taskId: string, trace: TraceCarrier | undefined): void {
     if (this.closed) return;
-    this.poked.set(taskId, trace);
+    this.poked.set(taskId, { scope, trace });
     if (this.pokeScheduled) return;
     this.pokeScheduled = true;
     setImmediate(() => {
@@ -110,11 +118,9 @@ export class PushRelay implements TaskEventListener {
     });
   }
 
-  private async relayPoked(poked: ReadonlyArray<readonly [string, TraceCarrier | undefined]>): Promise<void> {
+  private async relayPoked(poked: ReadonlyArray<readonly [string, { scope: TaskScope; trace: TraceCarrier | undefined }]>): Promise<void> {
     for (let i = 0; i < poked.length; i += BATCH) {
-      const batch = poked.slice(i, i + BATCH);
-      const due = await Promise.all(batch.map(([id]) => this.outbox.due(id)));
-      await Promise.all(due.map((task, j) => task && this.relay(task, batch[j][1])));
+      await Promise.all(poked.slice(i, i + BATCH).map(([taskId, { scope, trace }]) => this.relay(scope, taskId, { trace })));
     }
   }
 
@@ -123,33 +129,31 @@ export class PushRelay implements TaskEventListener {
     do {
       const page = await this.outbox.scan(cursor, BATCH);
       cursor = page.cursor;
-      await Promise.all(page.tasks.map((task) => this.relay(task)));
+      await Promise.all(page.tasks.map((task) => this.relay(task.scope, task.taskId)));
     } while (cursor !== '0' && !this.closed);
   }
 
   /**
    * Enqueues the next job of every config lagging behind the task's due event, unless a live run
-   * holds its lease; clears the entry when none lags. A finished task's configs and cursors get their
-   * TTL then, once, before the entry goes (an instance dying in between leaves the entry, and the next
-   * sweep does both): until every config has caught up, the entry is relayed again every sweep, and
-   * setting the TTL each time only pushed it back.
+   * holds its lease (for a task this instance `poked`, starts the run directly when it can); clears
+   * the entry when none lags. A finished task's configs and cursors get their TTL then, once, in the
+   * step that clears the entry: until every config has caught up, the entry is relayed again every
+   * sweep, and setting the TTL each time only pushed it back.
    */
-  private async relay(task: DueTask, trace?: TraceCarrier): Promise<void> {
-    const { scope, taskId, seq } = task;
-    const [configs, { cursors, leased }] = await Promise.all([this.configs.list(scope, taskId), this.outbox.progress(scope, taskId)]);
-    const lagging = configs
-      .map((config) => ({ configId: config.id, cursor: cursors.get(config.id) ?? config.afterSeq ?? 0 }))
-      .filter(({ cursor }) => cursor < seq);
+  private async relay(scope: TaskScope, taskId: string, poked?: { trace: TraceCarrier | undefined }): Promise<void> {
+    // the entry, the configs, their cursors and leases in one command
+    const { due, configs, cursors, leased } = await this.outbox.pending(scope, taskId);
+    if (!due) return;
+    const lagging = [...configs].map(([configId, start]) => ({ configId, cursor: cursors.get(configId) ?? start })).filter(({ cursor }) => cursor < due.seq);
     if (lagging.length === 0) {
-      if (task.terminal && configs.length > 0) {
-        await this.configs.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-        await this.outbox.expire(scope, taskId, this.options.finishedTaskConfigTtlMs);
-      }
-      await this.outbox.clear(task);
+      // a finished task's keys get their TTL in the same step
+      await this.outbox.clear(due, due.terminal && configs.size > 0 ? this.options.finishedTaskConfigTtlMs : undefined);
       return;
     }
-    const free = lagging.filter(({ configId }) => !leased.has(configId));
-    await this.queue.add(free.map(({ configId, cursor }) => pushJobFor({ scope, taskId, seq: cursor + 1, configId, trace }, this.options)));
+    const trace = poked?.trace;
+    const jobs = lagging.filter(({ configId }) => !leased.has(configId)).map(({ configId, cursor }) => pushJobFor({ scope, taskId, seq: cursor + 1, configId, trace }, this.options));
+    const direct = poked && this.run && this.options.retrySchedule[0] === 0 ? this.run : undefined;
+    await this.queue.add(direct ? jobs.filter((job) => !direct(job.data)) : jobs);
   }
 
   /** Keeps hold of a relaying promise until it settles; a failure (Redis down) is logged once a minute, and the next sweep retries. */

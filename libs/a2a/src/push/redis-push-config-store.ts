@@ -25,6 +25,11 @@ if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1`);
 
+/** The hash of a task's configs (the outbox's scripts and the commit script read it too). @internal */
+export function pushConfigKey(prefix: string, scope: TaskScope, taskId: string): string {
+  return `${prefix}push:cfg:${scopeKey(scope)}:${taskId}`;
+}
+
 /** @publicApi */
 export class RedisPushConfigStore implements PushConfigStore {
   private readonly prefix: string;
@@ -63,6 +68,6 @@ export class RedisPushConfigStore implements PushConfigStore {
   }
 
   private key(scope: TaskScope, taskId: string): string {
-    return `${this.prefix}push:cfg:${scopeKey(scope)}:${taskId}`;
+    return pushConfigKey(this.prefix, scope, taskId);
   }
 }
