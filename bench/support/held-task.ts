@@ -1,7 +1,8 @@
 /**
  * SubscribeToTask on one held task (the `hold` agent text, ./wire.ts): the task is started and
  * reaches WORKING, `streams` subscribers open and get their first event, then the server releases
- * the task, which publishes `steps` updates and COMPLETED; every stream is checked for all of them.
+ * the task, which publishes `steps` updates and COMPLETED; every stream is checked for all of them,
+ * in order (./wire.ts, `HeldTaskEvents`).
  * The fan-out (side-by-side) and open-streams scenarios share it.
  *
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
@@ -10,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import { streamPool, subscribe, type LoadClient, type Subscriber } from './load.js';
 import type { ServerProcess } from './server-process.js';
-import { holdRequest, subscribeRequest } from './wire.js';
+import { HeldTaskEvents, holdRequest, subscribeRequest } from './wire.js';
 
 /** How long opening the streams or delivering the events may take before the run fails. */
 const DEADLINE_MS = 300_000;
@@ -30,13 +31,14 @@ export async function streamsOnHeldTask(client: LoadClient, server: ServerProces
   const { status, body } = await client.send(server.origin, hold);
   const taskId = hold.taskId(status, body);
   await server.held(1);
+  const expected = new HeldTaskEvents(taskId, steps);
   const pool: Pool = streamPool(server.origin, streams);
   const subscribers: Subscriber[] = [];
   try {
     for (let opened = 0; opened < streams; opened += batch) {
       const next = Array.from({ length: Math.min(batch, streams - opened) }, () => {
         const id = seq();
-        return subscribe(pool, subscribeRequest(id, taskId), id);
+        return subscribe(pool, subscribeRequest(id, taskId), id, expected);
       });
       subscribers.push(...next);
       await withDeadline(Promise.all(next.map((s) => s.first)), `opening ${streams} streams`);

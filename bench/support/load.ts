@@ -1,14 +1,15 @@
 /**
  * The load generator of the scenarios whose servers run in processes of their own: undici pools
  * with keep-alive (one connection per request in flight, opened once), time-bounded rounds in which
- * every answer is checked, and SSE subscribers that count what each stream receives.
+ * every answer is checked, and SSE subscribers that check every event each stream receives.
  *
  * This folder is not `bench/scenarios/`, so `run.ts` does not take these files for scenarios.
  */
 import { performance } from 'node:perf_hooks';
+import { createParser } from 'eventsource-parser';
 import { Pool } from 'undici';
 import { KEEP_ALIVE_MS } from './http.js';
-import { frameData, rpcResult, stateOf, statusTextOf, type StreamResponse, type WireRequest } from './wire.js';
+import { rpcResultPrefix, type HeldTaskEvents, type WireRequest } from './wire.js';
 
 const HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
@@ -82,7 +83,7 @@ export class LoadClient {
 /** What one SubscribeToTask stream received by its end. */
 export interface StreamTally {
   readonly events: number;
-  /** The `step-<i>` updates seen, each once. */
+  /** The `step-<i>` updates received, each in its place. */
   readonly steps: number;
   readonly completed: boolean;
 }
@@ -95,9 +96,11 @@ export interface Subscriber {
 
 /**
  * Opens one SSE stream (POST `request` on `pool`, which needs a connection per open stream) and
- * counts what it receives: every event is parsed and checked as a JSON-RPC result of request `id`.
+ * checks every event it receives against `expected`: a JSON-RPC result of request `id`, the held
+ * task's events in their order (the task, its steps, COMPLETED, nothing after). A stream that ends
+ * early is tallied short; a wrong event, or one out of its place, fails the stream.
  */
-export function subscribe(pool: Pool, request: { path: string; body: string }, id: number): Subscriber {
+export function subscribe(pool: Pool, request: { path: string; body: string }, id: number, expected: HeldTaskEvents): Subscriber {
   let markFirst!: () => void;
   let failFirst!: (error: unknown) => void;
   const first = new Promise<void>((resolve, reject) => {
@@ -106,31 +109,23 @@ export function subscribe(pool: Pool, request: { path: string; body: string }, i
   });
   first.catch(() => undefined); // the failure is done's too, and reported there
   const done = (async (): Promise<StreamTally> => {
-    const seen = new Set<string>();
+    const envelope = rpcResultPrefix(id);
     let events = 0;
-    let completed = false;
+    const sse = createParser({
+      onEvent: ({ data }) => {
+        const place = expected.placeOf(data, envelope, id);
+        if (place !== events) throw new Error(`SubscribeToTask: event ${events} of request ${id} is the one expected at ${place}: ${data.slice(0, 300)}`);
+        if (events++ === 0) markFirst();
+      },
+    });
     try {
       const { statusCode, body } = await pool.request({ path: request.path, method: 'POST', headers: HEADERS, body: request.body, bodyTimeout: 0, headersTimeout: 0 });
       if (statusCode !== 200) throw new Error(`SubscribeToTask: HTTP ${statusCode} ${(await body.text()).slice(0, 300)}`);
-      body.setEncoding('utf8');
-      let buffered = '';
-      for await (const chunk of body as AsyncIterable<string>) {
-        buffered += chunk;
-        let end: number;
-        while ((end = buffered.indexOf('\n\n')) >= 0) {
-          const frame = buffered.slice(0, end);
-          buffered = buffered.slice(end + 2);
-          const data = frameData(frame);
-          if (data === '') continue; // a heartbeat comment
-          const event = rpcResult(JSON.parse(data), id) as StreamResponse;
-          if (events++ === 0) markFirst();
-          const text = statusTextOf(event);
-          if (text?.startsWith('step-')) seen.add(text);
-          if (stateOf(event) === 'TASK_STATE_COMPLETED') completed = true;
-        }
-      }
+      const utf8 = new TextDecoder();
+      for await (const chunk of body) sse.feed(utf8.decode(chunk, { stream: true }));
       if (events === 0) throw new Error('SubscribeToTask: the stream ended without an event');
-      return { events, steps: seen.size, completed };
+      const completed = events === expected.completedPlace + 1;
+      return { events, steps: completed ? expected.steps : events - 1, completed };
     } catch (error) {
       failFirst(error);
       throw error;

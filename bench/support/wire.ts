@@ -140,6 +140,60 @@ export function subscribeRequest(seq: number, taskId: string): { path: string; b
   return { path: JSON_RPC_PATH, body: rpc(seq, 'SubscribeToTask', { id: taskId }) };
 }
 
+/**
+ * What every SubscribeToTask stream on a held task (`hold <steps>`, subscribed before the release)
+ * must receive, in this order: the task itself, WORKING; `steps` WORKING updates whose message is
+ * `step-<i>`, i = 0, 1, …; COMPLETED; each of task `taskId`, and nothing after.
+ *
+ * The streams on one task are sent the same events, and a stream's JSON-RPC envelope differs from
+ * another's only by its request id: `{"jsonrpc":"2.0","id":<id>,"result":<result>}`. An event in that
+ * form has its result's text looked up among those already parsed and checked on this task, and
+ * only a text not seen before is parsed: 200 streams of the same 51 events cost 51 parses, not
+ * 10,200, for the same verdict (a text that parses on its own makes that envelope valid JSON with
+ * the same result). An event in any other form (spaces, another key order) is parsed whole.
+ */
+export class HeldTaskEvents {
+  /** Result texts already checked, and their place in the stream. */
+  private readonly places = new Map<string, number>();
+
+  constructor(
+    readonly taskId: string,
+    readonly steps: number,
+  ) {}
+
+  /** The place of the last event, COMPLETED: the task is 0, `step-<i>` is i + 1. */
+  get completedPlace(): number {
+    return this.steps + 1;
+  }
+
+  /** The place of SSE event `data` sent to request `id`; throws unless it is a JSON-RPC result of `id` and one of this task's events. */
+  placeOf(data: string, envelope: string, id: number): number {
+    if (!data.startsWith(envelope) || !data.endsWith('}')) return this.placeOfResult(rpcResult(JSON.parse(data), id) as StreamResponse, data);
+    const text = data.slice(envelope.length, -1);
+    let place = this.places.get(text);
+    if (place === undefined) {
+      place = this.placeOfResult(JSON.parse(text) as StreamResponse, data);
+      this.places.set(text, place);
+    }
+    return place;
+  }
+
+  private placeOfResult(event: StreamResponse, data: string): number {
+    if (event?.task) {
+      if (event.task.id === this.taskId && event.task.status?.state === 'TASK_STATE_WORKING') return 0;
+    } else if (event?.statusUpdate?.taskId === this.taskId) {
+      const state = event.statusUpdate.status?.state;
+      if (state === 'TASK_STATE_COMPLETED') return this.completedPlace;
+      const step = /^step-(0|[1-9]\d*)$/.exec(statusTextOf(event) ?? '')?.[1];
+      if (state === 'TASK_STATE_WORKING' && step !== undefined && Number(step) < this.steps) return Number(step) + 1;
+    }
+    return unexpected(`the task ${this.taskId} WORKING, a step of it or its COMPLETED update`, data);
+  }
+}
+
+/** The start of a JSON-RPC result to request `id` as `JSON.stringify` writes it, up to the result. */
+export const rpcResultPrefix = (id: number) => `{"jsonrpc":"2.0","id":${id},"result":`;
+
 // ---------------------------------------------------------------- answers
 
 interface WireTask {
@@ -152,7 +206,7 @@ interface WireTask {
 export interface StreamResponse {
   task?: WireTask;
   message?: unknown;
-  statusUpdate?: { status?: { state?: string; message?: { parts?: Array<{ text?: string }> } } };
+  statusUpdate?: { taskId?: string; status?: { state?: string; message?: { parts?: Array<{ text?: string }> } } };
   artifactUpdate?: { artifact?: { parts?: Array<{ text?: string }> } };
 }
 
