@@ -31,6 +31,8 @@ export interface BenchConfig {
   readonly streams: number;
   /** Completed tasks after which the retention scenario measures RSS. */
   readonly tasks: number;
+  /** Another build's root (a worktree with its `dist-bench/` built) whose servers `cpu-per-request` compares with this one's. */
+  readonly base?: string;
 }
 
 export interface Scenario {
@@ -59,7 +61,7 @@ export interface Measurement {
 
 const DEFAULTS = { ops: 2000, warmup: 500, concurrency: [1, 32], rounds: 5, roundMs: 2000, streams: 10_000, tasks: 100_000 };
 
-/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N` or `BENCH_OPS`, `BENCH_ROUND_MS` etc. */
+/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N --base=DIR` or `BENCH_OPS`, `BENCH_ROUND_MS` etc. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const given = (name: string): string | undefined =>
     args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`];
@@ -83,6 +85,7 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = pro
     roundMs: integer('round-ms', DEFAULTS.roundMs, 100),
     streams: integer('streams', DEFAULTS.streams, 1),
     tasks: integer('tasks', DEFAULTS.tasks, 1),
+    base: given('base') || undefined,
   };
 }
 
