@@ -83,12 +83,6 @@ export function subPathOf(platformRequest: unknown): string {
   const req = platformRequest as PlatformRequest;
   const prefixSegments = prefixSegmentsOf(String(req.route?.path ?? req.routeOptions?.url ?? ''));
   const rawPath = pathOf(req.originalUrl ?? req.raw?.url ?? req.url ?? '');
-  // a path without empty segments (the usual one) is cut where its prefix ends, with no arrays made
-  if (rawPath.startsWith('/') && !rawPath.endsWith('/') && !rawPath.includes('//')) {
-    let at = 0;
-    for (let i = 0; i < prefixSegments && at >= 0; i++) at = rawPath.indexOf('/', at + 1);
-    return at < 0 ? '/' : rawPath.slice(at);
-  }
   return `/${rawPath.split('/').filter(Boolean).slice(prefixSegments).join('/')}`;
 }
 
