@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import { BindingRoutes } from './binding-routes.js';
-import { exposeBody, whenBodyRead } from './request-body.js';
+import { exposeBody, readBodyAhead } from './request-body.js';
 
 /** What the Fastify hooks touch of its request. */
 interface FastifyRequestLike {
@@ -57,10 +57,10 @@ export class BodyReadAhead {
 
   private readonly expressMiddleware = (req: IncomingMessage & { body?: unknown }, _res: ServerResponse, next: () => void): void => {
     if (this.routes.bindingOf(req.url) === undefined) return next();
-    whenBodyRead(req, this.options.limits, () => {
+    void readBodyAhead(req, this.options.limits).then(() => {
       exposeBody(req, this.options.limits);
       next();
-    });
+    }, next);
   };
 
   /**
@@ -69,15 +69,15 @@ export class BodyReadAhead {
    */
   private readonly fastifyPreParsing = (request: FastifyRequestLike, _reply: unknown, payload: unknown, done: (error: unknown, payload?: unknown) => void): void => {
     if (this.routes.bindingOf(request.url) === undefined) return done(null, payload);
-    // a refusal is kept for the binding
-    whenBodyRead(request.raw, this.options.limits, () => {
+    // never rejects: a refusal is kept for the binding
+    void readBodyAhead(request.raw, this.options.limits).then(() => {
       const seen = request.headers;
       this.fastifyHeaders.set(request, seen);
       // Fastify's view is node's headers merged with what is set here: when it is node's own, setting
       // only the three body headers spares a copy of every header (Fastify makes the merged one anyway)
       request.headers = seen === request.raw.headers ? NO_BODY : { ...seen, ...NO_BODY };
       done(null, payload);
-    });
+    }, done);
   };
 
   /** After parsing, before the route and its guards: the headers back, and `request.body` as a JSON parser would have set it. */

@@ -85,9 +85,7 @@ export class JsonRpcBinding extends HttpBinding {
       if (req.method !== 'POST') throw new MethodNotAllowedError('The JSON-RPC endpoint takes POST only', { allow: 'POST' });
       const agent = this.registry.resolve(routed.agent);
       checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
-      const read = readJsonBody(req, this.options.limits);
-      // the body read ahead comes at once: no promise to wait a turn for
-      const body = read instanceof Promise ? await read : read;
+      const body = await readJsonBody(req, this.options.limits);
       if (body === undefined) throw new InvalidRequestError('The request has no body; send a JSON-RPC 2.0 request object');
       if (format instanceof V03JsonRpcFormat) {
         const rpc = parseV03JsonRpcCall(body);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bodyKnownSoFar, exposeBody, forgetBody, readBodyAhead, readJsonBody, whenBodyRead } from './request-body.js';
+import { bodyKnownSoFar, exposeBody, forgetBody, readBodyAhead } from './request-body.js';
 
 const LIMITS = { maxBodyBytes: 1024, maxJsonDepth: 8 };
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SubscribeToTask', params: { id: 't1' } });
@@ -55,30 +55,5 @@ describe('forgetBody (an open stream lets go of its request body)', () => {
     };
     await post();
     expect(after).toEqual({ known: undefined, platformBody: hostBody });
-  });
-
-  it('hands a body read ahead (by the hooks\' callback form) to the binding at once, not as a promise', async () => {
-    let read: unknown;
-    handle = (req) =>
-      new Promise<void>((resolve) =>
-        whenBodyRead(req, LIMITS, () => {
-          read = readJsonBody(req, LIMITS);
-          resolve();
-        }),
-      );
-    await post();
-    expect(read).not.toBeInstanceOf(Promise);
-    expect(read).toEqual(JSON.parse(BODY));
-  });
-
-  it('reads a body not read ahead when the binding asks: then a promise', async () => {
-    let read: unknown;
-    handle = async (req) => {
-      const pending = readJsonBody(req, LIMITS);
-      expect(pending).toBeInstanceOf(Promise);
-      read = await pending;
-    };
-    await post();
-    expect(read).toEqual(JSON.parse(BODY));
   });
 });

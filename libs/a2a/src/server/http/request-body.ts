@@ -53,38 +53,34 @@ export function hasBody(req: IncomingMessage): boolean {
 
 /**
  * Reads the whole body of `req` within the limit and keeps it (or why it could not be read) for
- * the binding. Never rejects: a refusal is answered by the binding, after the guards ran. A body
+ * the binding. Never throws: a refusal is answered by the binding, after the guards ran. A body
  * over the limit is drained first, as the host's parsers do, so the answer can be sent.
  */
-export function readBodyAhead(req: IncomingMessage, limits: BodyLimits): Promise<void> {
-  return new Promise((resolve) => whenBodyRead(req, limits, resolve));
-}
-
-/**
- * {@link readBodyAhead} in the callback form the platforms' hooks take: `done` once the body is kept
- * (at once when there is none to read). No promise: the body of every A2A request is read so.
- */
-export function whenBodyRead(req: IncomingMessage, limits: BodyLimits, done: () => void): void {
+export async function readBodyAhead(req: IncomingMessage, limits: BodyLimits): Promise<void> {
   // `Content-Length: 0` is read too (as nothing): the host's parsers take it for a body, and one
   // of them would otherwise answer it in its own shape (an empty deflate body fails to inflate)
-  if (READ.has(req) || (!hasBody(req) && req.headers['content-length'] === undefined)) return done();
-  readAll(req, limits.maxBodyBytes, (read) => {
-    READ.set(req, new ReadBody(read));
-    done();
-  });
+  if (READ.has(req) || (!hasBody(req) && req.headers['content-length'] === undefined)) return;
+  let read: ReadBody;
+  try {
+    read = new ReadBody({ bytes: await readAll(req, limits.maxBodyBytes) });
+  } catch (error) {
+    read = new ReadBody({ error: error instanceof A2AError ? error : new JsonParseError('The request body could not be read') });
+  }
+  READ.set(req, read);
 }
 
 /**
- * The parsed JSON body, or undefined when the request has none: what the module read (at once, no
- * promise), else what the host's own parser made of it (re-parsed from `req.rawBody` when the app
- * keeps raw bodies, checked for depth), else read now: then, and only then, a Promise.
+ * The parsed JSON body, or undefined when the request has none: what the module read, else what
+ * the host's own parser made of it (re-parsed from `req.rawBody` when the app keeps raw bodies,
+ * checked for depth), else read now.
  * @throws JsonParseError, PayloadTooLargeError, InvalidRequestError (too deep), UnsupportedMediaTypeError (compressed)
  */
-export function readJsonBody(req: HostRequest, limits: BodyLimits): unknown {
+export async function readJsonBody(req: HostRequest, limits: BodyLimits): Promise<unknown> {
   const read = READ.get(req);
   if (read) return read.json(limits.maxJsonDepth);
   if (req.readableEnded || req.complete) return hostParsed(req, limits);
-  return readBodyAhead(req, limits).then(() => READ.get(req)?.json(limits.maxJsonDepth));
+  await readBodyAhead(req, limits);
+  return READ.get(req)?.json(limits.maxJsonDepth);
 }
 
 /**
@@ -140,41 +136,48 @@ function hostParsed(req: HostRequest, limits: BodyLimits): unknown {
   return req.body;
 }
 
-/** The body's bytes, at most `max` of them (an identity encoding only), or why they could not be read, to `done`. */
-function readAll(req: IncomingMessage, max: number, done: (read: { bytes: Buffer } | { error: A2AError }) => void): void {
-  const refuse = (error: A2AError) => void drained(req).then(() => done({ error }));
+/** The body's bytes, at most `max` of them (an identity encoding only). */
+async function readAll(req: IncomingMessage, max: number): Promise<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  if (encoding !== 'identity') return refuse(new UnsupportedMediaTypeError(`Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported`));
-  if (Number(req.headers['content-length'] ?? 0) > max) return refuse(tooLarge(max));
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const cleanup = () => {
-    req.off('data', onData);
-    req.off('end', onEnd);
-    req.off('error', onError);
-    req.off('aborted', onError);
-  };
-  const onData = (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > max) {
+  if (encoding !== 'identity') {
+    await drained(req);
+    throw new UnsupportedMediaTypeError(`Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported`);
+  }
+  if (Number(req.headers['content-length'] ?? 0) > max) {
+    await drained(req);
+    throw tooLarge(max);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        cleanup();
+        void drained(req).then(() => reject(tooLarge(max)));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
       cleanup();
-      refuse(tooLarge(max));
-      return;
-    }
-    chunks.push(chunk);
-  };
-  const onEnd = () => {
-    cleanup();
-    done({ bytes: Buffer.concat(chunks, size) });
-  };
-  const onError = () => {
-    cleanup();
-    done({ error: new JsonParseError('The request body could not be read') });
-  };
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onError);
-  req.on('aborted', onError);
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = () => {
+      cleanup();
+      reject(new JsonParseError('The request body could not be read'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onError);
+  });
 }
 
 /** Resolves once the rest of the body is read and dropped (or the request is gone). */

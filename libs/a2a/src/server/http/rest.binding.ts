@@ -43,8 +43,7 @@ export class RestBinding extends HttpBinding {
       const agent = this.registry.resolve(routed.agent);
       if (exchange.format instanceof V03RestFormat) return await this.serveV03(routed, res, exchange, exchange.format, agent, subPath);
       const match = matchRestRoute(req.method ?? 'GET', subPath);
-      const read = this.bodyOf(req, match.route);
-      const body = read instanceof Promise ? await read : read;
+      const body = await this.bodyOf(req, match.route);
       await this.serve(routed, res, exchange, agent, match.route.operation, restParams(match, routed.query as Record<string, unknown>, body));
     } catch (error) {
       this.answerError(req, res, error, exchange);
@@ -63,11 +62,8 @@ export class RestBinding extends HttpBinding {
     );
   }
 
-  /**
-   * The JSON body of a route that takes one (its media type checked first); undefined for the others.
-   * The body read ahead comes at once, not as a promise (see readJsonBody).
-   */
-  private bodyOf(req: IncomingMessage, route: { readonly body: '*' | 'none' }): unknown {
+  /** The JSON body of a route that takes one (its media type checked first); undefined for the others. */
+  private async bodyOf(req: IncomingMessage, route: { readonly body: '*' | 'none' }): Promise<unknown> {
     if (route.body !== '*') return undefined;
     checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
     return readJsonBody(req, this.options.limits);
