@@ -10,6 +10,10 @@
  * cost the server at least a second: `--round-ms`, default 2000). The servers take turns within a
  * round, in an order that flips every round, after a warm-up round each; a comparison is the median
  * of the per-round ratios (two servers of one round ran seconds apart), with their range.
+ *
+ * A process keeps its own speed for its life (what V8 compiled and when, where its heap lies), which
+ * interleaving cannot share out: `--sittings=N` starts every server anew N times (the two builds in
+ * the other order each time) and gives the median of the sittings' ratios, and each of them.
  */
 import { out, type BenchConfig, type Scenario } from '../harness.js';
 import { median } from '../support/figures.js';
@@ -33,33 +37,41 @@ interface Case {
 const scenario: Scenario = {
   description: `server CPU per Message answer (${IN_FLIGHT} in flight): this build's ours and ceilings, and another build's with --base=<dir>`,
   async run(config: BenchConfig) {
-    const cases: Case[] = [];
-    const client = new LoadClient();
-    try {
-      for (const platform of PLATFORMS) {
-        cases.push(await start(oursStack(platform), 'this'));
-        if (config.base !== undefined) cases.push(await start(oursStack(platform), 'base', config.base));
-        cases.push(await start(ceilingStack(platform), 'ceiling'));
-      }
-      let seq = 0;
-      const round = async (c: Case, binding: Binding) => {
-        const before = c.server.cpuMicros();
-        const { ops } = await client.round(c.server.origin, (s) => messageRequest(binding, s), IN_FLIGHT, { ms: config.roundMs }, seq);
-        seq += ops + 1;
-        return (c.server.cpuMicros() - before) / ops;
-      };
-      for (const binding of BINDINGS) for (const c of cases) await round(c, binding); // warm-up
-      for (let r = 0; r < config.rounds; r++) {
-        const order = r % 2 === 0 ? cases : [...cases].reverse();
-        for (const binding of BINDINGS) for (const c of order) c.perRound.get(binding)!.push(await round(c, binding));
-      }
-      print(cases, config);
-    } finally {
-      await client.close();
-      await Promise.all(cases.map((c) => c.server.close()));
-    }
+    const sittings: Case[][] = [];
+    // every sitting starts its servers anew (in the other order each time): a process keeps its own speed for its life
+    for (let s = 0; s < config.sittings; s++) sittings.push(await sitting(config, s % 2 === 1));
+    print(sittings, config);
   },
 };
+
+/** One sitting: the servers started, a warm-up round each, then `config.rounds` rounds, and the servers stopped. */
+async function sitting(config: BenchConfig, baseFirst: boolean): Promise<Case[]> {
+  const cases: Case[] = [];
+  const client = new LoadClient();
+  try {
+    for (const platform of PLATFORMS) {
+      const ours = [() => start(oursStack(platform), 'this'), ...(config.base === undefined ? [] : [() => start(oursStack(platform), 'base', config.base)])];
+      for (const starting of baseFirst ? ours.reverse() : ours) cases.push(await starting());
+      cases.push(await start(ceilingStack(platform), 'ceiling'));
+    }
+    let seq = 0;
+    const round = async (c: Case, binding: Binding) => {
+      const before = c.server.cpuMicros();
+      const { ops } = await client.round(c.server.origin, (s) => messageRequest(binding, s), IN_FLIGHT, { ms: config.roundMs }, seq);
+      seq += ops + 1;
+      return (c.server.cpuMicros() - before) / ops;
+    };
+    for (const binding of BINDINGS) for (const c of cases) await round(c, binding); // warm-up
+    for (let r = 0; r < config.rounds; r++) {
+      const order = r % 2 === 0 ? cases : [...cases].reverse();
+      for (const binding of BINDINGS) for (const c of order) c.perRound.get(binding)!.push(await round(c, binding));
+    }
+    return cases;
+  } finally {
+    await client.close();
+    await Promise.all(cases.map((c) => c.server.close()));
+  }
+}
 
 async function start(def: StackDef, role: Case['role'], build?: string): Promise<Case> {
   const label = role === 'base' ? `${def.label} (base)` : def.label;
@@ -69,26 +81,44 @@ async function start(def: StackDef, role: Case['role'], build?: string): Promise
 }
 
 /** The median of the per-round ratios `a / b`, and their range. */
-function ratio(a: readonly number[], b: readonly number[]): string {
-  const ratios = a.map((value, i) => value / b[i]);
-  return `${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+function ratios(a: readonly number[], b: readonly number[]): { median: number; min: number; max: number } {
+  const each = a.map((value, i) => value / b[i]);
+  return { median: median(each), min: Math.min(...each), max: Math.max(...each) };
 }
 
-function print(cases: readonly Case[], config: BenchConfig): void {
-  out(`\nserver CPU per Message answer, µs (user + system from /proc), ${config.rounds} rounds of ${config.roundMs} ms; ratios: median of the per-round ratios (range)`);
-  const rows = cases.flatMap((c) =>
+/**
+ * One sitting: the median of its per-round ratios (their range); several: the median of the
+ * sittings' medians, and each of them.
+ */
+function ratioText(perSitting: ReadonlyArray<{ median: number; min: number; max: number }>): string {
+  if (perSitting.length === 1) return `${perSitting[0].median.toFixed(2)} (${perSitting[0].min.toFixed(2)}–${perSitting[0].max.toFixed(2)})`;
+  return `${median(perSitting.map((r) => r.median)).toFixed(2)} (${perSitting.map((r) => r.median.toFixed(2)).join(', ')})`;
+}
+
+function print(sittings: ReadonlyArray<readonly Case[]>, config: BenchConfig): void {
+  const several = sittings.length > 1;
+  out(
+    `\nserver CPU per Message answer, µs (user + system from /proc), ${sittings.length} sitting(s) of ${config.rounds} rounds of ${config.roundMs} ms; ` +
+      `ratios: ${several ? "the median of the sittings' medians of the per-round ratios (each sitting's)" : 'the median of the per-round ratios (range)'}`,
+  );
+  const rows = sittings[0].flatMap((first) =>
     BINDINGS.map((binding) => {
-      const mine = c.perRound.get(binding)!;
-      const of = (role: Case['role']) => cases.find((o) => o.platform === c.platform && o.role === role)?.perRound.get(binding);
-      const base = of('base');
-      const ceiling = of('ceiling');
+      // the same server in each sitting (their order differs: the two builds start in turn)
+      const own = (cases: readonly Case[]) => cases.find((c) => c.label === first.label)!.perRound.get(binding)!;
+      const all = sittings.flatMap(own);
+      const vs = (role: Case['role'], over: (mine: number[], other: number[]) => { median: number; min: number; max: number }) =>
+        sittings.map((cases) => {
+          const other = cases.find((o) => o.platform === first.platform && o.role === role)!.perRound.get(binding)!;
+          return over(own(cases), other);
+        });
+      const hasBase = sittings[0].some((o) => o.role === 'base');
       return [
-        c.label,
+        first.label,
         binding === 'jsonrpc' ? 'JSON-RPC' : 'REST',
-        median(mine).toFixed(1),
-        `${Math.min(...mine).toFixed(0)}–${Math.max(...mine).toFixed(0)}`,
-        c.role === 'this' && base ? ratio(mine, base) : '—',
-        c.role !== 'ceiling' && ceiling ? ratio(ceiling, mine) : '—',
+        median(all).toFixed(1),
+        `${Math.min(...all).toFixed(0)}–${Math.max(...all).toFixed(0)}`,
+        first.role === 'this' && hasBase ? ratioText(vs('base', (mine, base) => ratios(mine, base))) : '—',
+        first.role !== 'ceiling' ? ratioText(vs('ceiling', (mine, ceiling) => ratios(ceiling, mine))) : '—',
       ];
     }),
   );
