@@ -31,6 +31,10 @@ export interface BenchConfig {
   readonly streams: number;
   /** Completed tasks after which the retention scenario measures RSS. */
   readonly tasks: number;
+  /** `cpu-per-request`: how many times every server is started anew and measured (each a sitting of `rounds` rounds). */
+  readonly sittings: number;
+  /** Another build's root (a worktree with its `dist-bench/` built) whose servers `cpu-per-request` compares with this one's. */
+  readonly base?: string;
 }
 
 export interface Scenario {
@@ -57,9 +61,9 @@ export interface Measurement {
   readonly p99Ms: number;
 }
 
-const DEFAULTS = { ops: 2000, warmup: 500, concurrency: [1, 32], rounds: 5, roundMs: 2000, streams: 10_000, tasks: 100_000 };
+const DEFAULTS = { ops: 2000, warmup: 500, concurrency: [1, 32], rounds: 5, roundMs: 2000, streams: 10_000, tasks: 100_000, sittings: 1 };
 
-/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N` or `BENCH_OPS`, `BENCH_ROUND_MS` etc. */
+/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N --sittings=N --base=DIR` or `BENCH_OPS`, `BENCH_ROUND_MS` etc. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const given = (name: string): string | undefined =>
     args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`];
@@ -83,6 +87,8 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = pro
     roundMs: integer('round-ms', DEFAULTS.roundMs, 100),
     streams: integer('streams', DEFAULTS.streams, 1),
     tasks: integer('tasks', DEFAULTS.tasks, 1),
+    sittings: integer('sittings', DEFAULTS.sittings, 1),
+    base: given('base') || undefined,
   };
 }
 

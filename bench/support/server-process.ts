@@ -6,11 +6,16 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SERVER_ENV, type MemoryFigures, type ServerReply, type ServerRequest, type ServerSpec } from './wire.js';
 
 const SCRIPT = new URL('../servers/server.js', import.meta.url);
 const START_TIMEOUT_MS = 60_000;
 const REPLY_TIMEOUT_MS = 120_000;
+/** `/proc/<pid>/stat` counts CPU time in clock ticks: 100 a second on Linux (`getconf CLK_TCK`). */
+const CLOCK_TICK_MICROS = 10_000;
 
 /**
  * Node options for every server process, from `BENCH_SERVER_NODE_OPTIONS` (for example
@@ -62,9 +67,13 @@ export class ServerProcess {
     });
   }
 
-  /** Starts `spec` in a new process; resolves when it listens, or to why it could not start. */
-  static async start(label: string, spec: ServerSpec): Promise<ServerProcess | ServerUnavailable> {
-    const child = fork(SCRIPT, [], {
+  /**
+   * Starts `spec` in a new process; resolves when it listens, or to why it could not start. `build`:
+   * the root of another build (its `dist-bench/` built) whose server, and library, run instead of this one's.
+   */
+  static async start(label: string, spec: ServerSpec, build?: string): Promise<ServerProcess | ServerUnavailable> {
+    const child = fork(build === undefined ? SCRIPT : pathToFileURL(join(build, 'dist-bench/servers/server.js')), [], {
+      cwd: build,
       env: { ...process.env, [SERVER_ENV]: JSON.stringify(spec) },
       execArgv: ['--expose-gc', ...extraNodeOptions()],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -80,6 +89,16 @@ export class ServerProcess {
       return new ServerUnavailable(label, first.type === 'failed' ? first.reason : `answered ${first.type} first`);
     }
     return new ServerProcess(label, child, tail, first.origin);
+  }
+
+  /**
+   * The CPU time (user + system, in µs) the server's process has used so far, read from
+   * `/proc/<pid>/stat` (Linux; in clock ticks of 10 ms): it needs nothing of the server, so a build
+   * of another commit can be measured too.
+   */
+  cpuMicros(): number {
+    const fields = readFileSync(`/proc/${this.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MICROS;
   }
 
   /** The server's memory after full collections in it. */
