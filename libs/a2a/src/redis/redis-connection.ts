@@ -1,6 +1,7 @@
 /** The module's Redis connection: made from a URL or options (fail-fast), or the app's own client. */
 import type { Redis, RedisOptions } from 'ioredis';
 import { A2AConfigurationError } from '../config/a2a-configuration.error.js';
+import { errorLine } from '../config/error-line.js';
 
 /** @publicApi */
 export interface A2ARedisOptions {
@@ -112,7 +113,7 @@ export async function connectOrExplain(client: Redis, unreachable: (reason: stri
   } catch (error) {
     client.disconnect();
     // the connection error itself came as an 'error' event
-    const reason = lastError?.code ?? lastError?.message.split('\n')[0].slice(0, 80) ?? (error as Error)?.message ?? 'error';
+    const reason = lastError?.code ?? errorLine(lastError ?? error, 80);
     throw new A2AConfigurationError([unreachable(reason)]);
   }
 }
