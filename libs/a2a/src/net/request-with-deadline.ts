@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { EgressDeadlineError, EgressError, EgressRequestError } from './egress-errors.js';
 import type { PinnedDispatcher } from './pinned-dispatcher.js';
@@ -49,9 +49,19 @@ export async function requestWithDeadline(
   options: DeadlineRequestOptions,
 ): Promise<DeadlineResponse> {
   const target = dispatcher.policy.checkUrl(url);
-  const shown = redactUrl(target);
-  const deadline = AbortSignal.timeout(options.deadlineMs);
-  const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
+  // one controller for the deadline and the caller's signal, its timer cleared at the end (a timeout
+  // signal would keep its timer until the deadline, and AbortSignal.any costs more than this)
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.deadlineMs);
+  timer.unref();
+  const caller = options.signal;
+  const onCallerAbort = () => controller.abort(caller?.reason);
+  if (caller?.aborted) onCallerAbort();
+  else caller?.addEventListener('abort', onCallerAbort, { once: true });
   try {
     const response = await dispatcher.request({
       origin: target.origin,
@@ -59,35 +69,44 @@ export async function requestWithDeadline(
       method: options.method ?? 'GET',
       ...(options.headers === undefined ? {} : { headers: options.headers }),
       ...(options.body === undefined ? {} : { body: options.body }),
-      signal,
+      signal: controller.signal,
     });
     const { body, truncated } = await readAtMost(response.body, options.maxBodyBytes);
     return { statusCode: response.statusCode, headers: response.headers, body, truncated };
   } catch (err) {
-    if (options.signal?.aborted) throw options.signal.reason;
-    if (deadline.aborted) throw new EgressDeadlineError(shown, options.deadlineMs);
+    if (caller?.aborted) throw caller.reason;
+    if (timedOut) throw new EgressDeadlineError(redactUrl(target), options.deadlineMs);
     if (err instanceof EgressError) throw err;
-    throw EgressRequestError.from(shown, err);
+    throw EgressRequestError.from(redactUrl(target), err);
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onCallerAbort);
   }
 }
 
-/** Reads at most `limit` bytes, then stops reading (destroying the stream closes the connection). */
-async function readAtMost(stream: Readable, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
+/**
+ * Reads at most `limit` bytes, then stops reading (destroying the stream closes the connection).
+ * Listeners, not `for await`: an async iterator per answer costs more than the answer of a webhook.
+ */
+function readAtMost(stream: Readable, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
   const limit = Number.isNaN(maxBytes) ? 0 : Math.max(0, Math.min(Math.floor(maxBytes), Number.MAX_SAFE_INTEGER));
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    const room = limit - size;
-    if (chunk.length > room) {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      const room = limit - size;
+      if (chunk.length <= room) {
+        chunks.push(chunk);
+        size += chunk.length;
+        return;
+      }
       if (room > 0) chunks.push(chunk.subarray(0, room));
       size = limit;
-      truncated = true;
-      break; // ends the iteration, which destroys the stream
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  if (truncated) stream.destroy();
-  return { body: Buffer.concat(chunks, size), truncated };
+      stream.off('data', onData);
+      resolve({ body: Buffer.concat(chunks, size), truncated: true });
+      stream.destroy(); // its premature close comes after the answer: ignored
+    };
+    stream.on('data', onData);
+    finished(stream, (error) => (error ? reject(error) : resolve({ body: Buffer.concat(chunks, size), truncated: false })));
+  });
 }

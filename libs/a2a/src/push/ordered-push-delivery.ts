@@ -40,9 +40,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
+import { errorLine } from '../config/error-line.js';
 import { encode } from '../protocol/codec.js';
 import { StreamResponseSchema } from '../protocol/schemas.js';
 import type { StreamResponse } from '../protocol/types.js';
+import { withFields } from '../protocol/json-value.js';
 import { isV03Version } from '../protocol/v03/constants.js';
 import { v03PushNotificationBody } from '../protocol/v03/push-notification.js';
 import type { EventLog } from '../tasks/event-log.js';
@@ -168,7 +170,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
       if (Date.now() - this.lastUnreachable >= 60_000) {
         // once a minute: an outage fails every run alike
         this.lastUnreachable = Date.now();
-        this.logger.warn(`Push delivery: Redis unavailable (${String((error as Error)?.message ?? error).split('\n')[0].slice(0, 200)}); the job is run again later, no attempt counted`);
+        this.logger.warn(`Push delivery: Redis unavailable (${errorLine(error)}); the job is run again later, no attempt counted`);
       }
       throw new DeliveryDeferredError(UNREACHABLE_MS + Math.floor(this.random() * UNREACHABLE_MS));
     }
@@ -289,7 +291,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
    * nothing is enqueued: its holder sends the event.
    */
   private async handOver(holder: string, data: PushJobData, delayMs: number, attemptsBefore: number | undefined): Promise<void> {
-    const job = pushJobFor({ ...data, attemptsBefore }, this.deps.options, this.random, delayMs);
+    const job = pushJobFor(withFields(data, { attemptsBefore }), this.deps.options, this.random, delayMs);
     const handed = await this.deps.outbox.handOver(data.scope, data.taskId, data.configId, holder, job.id, delayMs, this.leaseMs);
     if (handed && attemptsBefore !== undefined) await this.deps.queue.add([job]);
   }

@@ -7,6 +7,7 @@ import { Logger } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, type Job } from 'bullmq';
 import { A2A_PUSH_QUEUE_NAME } from '../config/a2a.constants.js';
+import { errorLine } from '../config/error-line.js';
 import { DeliveryDeferredError, type PushDeliveryQueue, type PushJobProcessor } from './push-delivery-queue.js';
 import type { PushJobData, PushJobOutcome } from './push-job.js';
 import type { ResolvedPushOptions } from './push-options.js';
@@ -121,7 +122,7 @@ export class PushDeliveryWorker extends WorkerHost {
       .catch((error: unknown) => {
         // an outage is logged by the processor; a defect has no job to fail, so it is told here
         if (error instanceof DeliveryDeferredError || this.aborter.signal.aborted) return;
-        this.logger.warn(`Push delivery: a direct run failed (${(error as Error)?.message?.split('\n')[0].slice(0, 200)}); the sweep takes its work over once its lease lapses`);
+        this.logger.warn(`Push delivery: a direct run failed (${errorLine(error)}); the sweep takes its work over once its lease lapses`);
       })
       .finally(() => {
         this.release();
@@ -155,7 +156,7 @@ export class PushDeliveryWorker extends WorkerHost {
       // Redis down: BullMQ reports every reconnect attempt; once a minute is enough
       if (Date.now() - this.lastError < 60_000) return;
       this.lastError = Date.now();
-      this.logger.warn(`Push delivery worker: ${error.message.split('\n')[0].slice(0, 200)}`);
+      this.logger.warn(`Push delivery worker: ${errorLine(error)}`);
     });
     void worker.run().catch((error: unknown) => this.logger.error(`Push delivery worker stopped: ${(error as Error)?.message ?? error}`));
   }

@@ -20,6 +20,7 @@
  * reached it, and a direct run that dies leaves its lease to lapse, after which the sweep enqueues.
  */
 import { Logger } from '@nestjs/common';
+import { errorLine } from '../config/error-line.js';
 import { captureTraceContext } from '../telemetry/telemetry-api.js';
 import type { LoggedEvent } from '../tasks/event-log.js';
 import { isTerminalEvent } from '../tasks/event-log.js';
@@ -161,7 +162,7 @@ export class PushRelay implements TaskEventListener {
     const tracked = work.catch((error: unknown) => {
       if (Date.now() - this.lastError < 60_000) return;
       this.lastError = Date.now();
-      this.logger.warn(`Push relay: ${(error as Error)?.message?.split('\n')[0].slice(0, 200) ?? 'failed'}; retrying on the next sweep`);
+      this.logger.warn(`Push relay: ${errorLine(error)}; retrying on the next sweep`);
     });
     this.running.add(tracked);
     void tracked.finally(() => this.running.delete(tracked));
