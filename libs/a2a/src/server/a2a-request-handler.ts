@@ -269,7 +269,7 @@ export class A2ARequestHandler {
    */
   private follow(call: A2ACall, taskId: string, afterSeq: number, started: boolean, historyLength?: number, first?: StreamEvent): AsyncIterable<StreamEvent> {
     const log = this.tasks.follow(taskId, afterSeq, () => call.signal);
-    return new TaskEventStream(log[Symbol.asyncIterator](), taskId, started, historyLength, first);
+    return new TaskEventStream(log[Symbol.asyncIterator](), started, historyLength, first);
   }
 
   /** Scoping comes from the caller alone (its tenant included), before any data is read. */

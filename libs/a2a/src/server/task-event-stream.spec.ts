@@ -40,7 +40,7 @@ describe('TaskEventStream', () => {
         return follower.return!();
       },
     };
-    return new TaskEventStream(tracked, TASK, started, historyLength, first);
+    return new TaskEventStream(tracked, started, historyLength, first);
   }
 
   it('sends the snapshot first, then the log after it, and ends at the terminal state, letting the log go', async () => {
@@ -101,7 +101,7 @@ describe('TaskEventStream', () => {
     log = new InMemoryEventLog();
     await log.append(TASK, stateEvent('TASK_STATE_WORKING'), 0);
     const leaving = new AbortController();
-    const stream = new TaskEventStream(log.follow(TASK, 1, leaving.signal)[Symbol.asyncIterator](), TASK, true);
+    const stream = new TaskEventStream(log.follow(TASK, 1, leaving.signal)[Symbol.asyncIterator](), true);
     const next = stream.next();
     await new Promise((resolve) => setImmediate(resolve));
     expect(log.waitingFollowers).toBe(1);

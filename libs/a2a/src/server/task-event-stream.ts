@@ -22,7 +22,6 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
 
   constructor(
     private readonly log: AsyncIterator<LoggedEvent>,
-    private readonly taskId: string,
     private started: boolean,
     private readonly historyLength?: number,
     private first?: StreamEvent,
@@ -59,7 +58,7 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
     let shown: StreamResponse = event;
     if ('task' in event) {
       shown = this.started
-        ? { statusUpdate: { taskId: this.taskId, contextId: event.task.contextId ?? '', status: event.task.status } }
+        ? { statusUpdate: { taskId: event.task.id, contextId: event.task.contextId ?? '', status: event.task.status } }
         : { task: taskView(event.task, { historyLength: this.historyLength }) };
     }
     this.started = true;

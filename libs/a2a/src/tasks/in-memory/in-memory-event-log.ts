@@ -6,6 +6,8 @@ import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../
 import { END, EventLogFollower, WAIT } from '../event-log-follower.js';
 
 interface Log {
+  /** The task's id as the log was made with it: its followers hold this one string, not one of their own each (issue 14). */
+  readonly taskId: string;
   readonly events: LoggedEvent[];
   /** Followers waiting for the next append. */
   readonly waiters: Set<LogFollower>;
@@ -56,7 +58,7 @@ export class InMemoryEventLog implements EventLog {
 
   /** A {@link LogFollower} ({@link EventLogFollower}: no generator frame per open stream). */
   follow(taskId: string, afterSeq: number, signal?: AbortSignal): AsyncIterableIterator<LoggedEvent> {
-    return new LogFollower(this, taskId, Math.max(0, afterSeq), signal);
+    return new LogFollower(this, this.logs.get(taskId)?.taskId ?? taskId, Math.max(0, afterSeq), signal);
   }
 
   /** @internal The log of `taskId`, made empty when there is none yet (a follower waits for its first append). */
@@ -94,7 +96,7 @@ export class InMemoryEventLog implements EventLog {
   private log(taskId: string): Log {
     let log = this.logs.get(taskId);
     if (!log) {
-      log = { events: [], waiters: new Set() };
+      log = { taskId, events: [], waiters: new Set() };
       this.logs.set(taskId, log);
     }
     return log;

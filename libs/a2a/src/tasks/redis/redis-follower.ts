@@ -49,9 +49,10 @@ export class RedisFollower extends EventLogFollower implements Follower {
   private page: LoggedEvent[] = [];
   private feed?: Feed;
 
+  /** `key` is not kept: the feed's own is used, one string per followed task rather than one per follower (issue 14). */
   constructor(
     private readonly log: FollowedLog,
-    private readonly key: string,
+    key: string,
     afterSeq: number,
     signal: AbortSignal | undefined,
   ) {
@@ -86,7 +87,8 @@ export class RedisFollower extends EventLogFollower implements Follower {
 
   private async readGap(gapEnd: number): Promise<void> {
     const from = this.nextSeq;
-    const page = await this.log.range(this.key, from, gapEnd);
+    // take() runs only while following, so the feed is there
+    const page = await this.log.range(this.feed!.key, from, gapEnd);
     if (page.length === 0 || page[0].seq !== from) {
       // the entries are gone (the log expired and started again): say so and go on from what exists
       this.log.warnGap(from, gapEnd);
