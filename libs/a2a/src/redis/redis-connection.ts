@@ -7,11 +7,7 @@ import { errorLine } from '../config/error-line.js';
 export interface A2ARedisOptions {
   /** `redis://[user:password@]host:port/db`. */
   url?: string;
-  /**
-   * ioredis options, over those of the URL. The fail-fast options are applied on top. The module's
-   * connection auto-pipelines (`enableAutoPipelining`: the commands of one tick in one write, less CPU
-   * with many tasks in flight, one event-loop turn more per command with one) unless these say otherwise.
-   */
+  /** ioredis options, over those of the URL. The fail-fast options are applied on top. */
   options?: RedisOptions;
   /**
    * An ioredis client of your own instead: used as given (connected, with
