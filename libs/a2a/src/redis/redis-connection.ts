@@ -75,17 +75,7 @@ export async function connectRedis(options: A2ARedisOptions): Promise<RedisConne
   } catch {
     throw new A2AConfigurationError(['redis is configured but ioredis is not installed: npm install ioredis']);
   }
-  const settings: RedisOptions = {
-    // commands issued in one turn of the event loop go out in one socket write (a task's commit, the
-    // relay's poke and the deliveries' cursor moves of many tasks at once): fewer writes, less CPU here
-    // and in Redis. The module's blocking reader and subscriber are duplicates that turn it off.
-    enableAutoPipelining: true,
-    ...options.options,
-    ...REDIS_FAIL_FAST_OPTIONS,
-    lazyConnect: true,
-    connectionName: options.options?.connectionName ?? 'a2a',
-    disconnectTimeout: 200,
-  };
+  const settings: RedisOptions = { ...options.options, ...REDIS_FAIL_FAST_OPTIONS, lazyConnect: true, connectionName: options.options?.connectionName ?? 'a2a', disconnectTimeout: 200 };
   const client = options.url ? new Redis(options.url, settings) : new Redis(settings);
   await connectOrExplain(client, (reason) => `Redis at ${redisLocation(options)} is unreachable (${reason}): start it, or fix the redis options`);
   return { client, owned: true };

@@ -74,22 +74,6 @@ describe('RedisEventLog', () => {
     expect(log.followedLogs).toBe(0);
   });
 
-  it('follows and appends on an auto-pipelined command connection (as the module makes it), its blocking reader apart', async () => {
-    const name = `a2a-test-${randomUUID()}`;
-    const commands = await connectClient(name, { enableAutoPipelining: true });
-    clients.push(commands);
-    const log = new RedisEventLog(commands, { keyPrefix: prefix, retention: RETENTION });
-    logs.push(log);
-    const tasks = Array.from({ length: 20 }, taskId);
-    const followers = tasks.map((id) => follow(log, id, 0, 3));
-    await waitUntil(async () => (await connectionsNamed(redis.client, name)).some((c) => c.name.endsWith(':a2a-event-reader') && c.cmd === 'xread'), { intervalMs: 20 });
-    // the appends of every task in the same ticks, and a follower joining meanwhile (its read interrupted)
-    const late = follow(log, tasks[0], 1, 2);
-    await Promise.all(tasks.map((id) => appendTexts(log, id, ['a', 'b', 'c'])));
-    for (const follower of followers) expect((await follower.done).map(textOf)).toEqual(['a', 'b', 'c']);
-    expect(seqs(await late.done)).toEqual([2, 3]);
-  });
-
   it('starts reading a log followed while the reader is blocked on others', async () => {
     const { log } = await instance();
     const [first, second, third] = [taskId(), taskId(), taskId()];

@@ -219,8 +219,6 @@ export class RedisEventLog implements EventLog {
       // a client-side timeout on BLOCK 0 would leave the server-side read blocked, queueing the next one
       commandTimeout: undefined,
       blockingTimeout: undefined,
-      // its one command at a time is a blocking read: nothing to batch it with
-      enableAutoPipelining: false,
       // nothing to flush on close: do not keep a socket that never connected (Redis down) for 2 s
       disconnectTimeout: 100,
     });
