@@ -158,7 +158,7 @@ export class PushDeliveryWorker extends WorkerHost {
       this.lastError = Date.now();
       this.logger.warn(`Push delivery worker: ${errorLine(error)}`);
     });
-    void worker.run().catch((error: unknown) => this.logger.error(`Push delivery worker stopped: ${(error as Error)?.message ?? error}`));
+    void worker.run().catch((error: unknown) => this.logger.error(`Push delivery worker stopped: ${errorLine(error)}`));
   }
 
   /** Whether the worker takes jobs. */
