@@ -8,6 +8,9 @@ import type { RunnableAgent } from '../engine/turn.js';
 import type { TaskScope } from '../task-store.js';
 import { RedisTaskBackend } from './redis-task-backend.js';
 import { RedisTaskCoordinator } from './redis-task-coordinator.js';
+import { Redis } from 'ioredis';
+import { REDIS_FAIL_FAST_OPTIONS } from '../../redis/redis-connection.js';
+import { RedisProxy } from '../../redis/testing/redis-proxy.js';
 import { keysUnder, redisOfSpec } from '../../redis/testing/redis-test-support.js';
 import { waitUntil } from '../../testing/wait-until.js';
 
@@ -139,6 +142,49 @@ describe('RedisTaskCoordinator with the task manager', () => {
       expect(Date.now() - t0).toBeLessThan(leaseMs);
     } finally {
       await survivor.close();
+    }
+  }, 30_000);
+
+  it('keeps its cancel channel when the connection drops again while it re-subscribes: no unhandled rejection, and cancels from another instance arrive once Redis answers', async () => {
+    // a SUBSCRIBE rejected with no handler (ioredis's own re-subscribe) fails this test: Jest reports it
+    const warnings: string[] = [];
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+    const proxy = await RedisProxy.start();
+    const client = new Redis(proxy.url, { ...REDIS_FAIL_FAST_OPTIONS, connectionName: 'a2a-test-proxied', lazyConnect: true });
+    client.on('error', () => undefined);
+    await client.connect();
+    const flaky = new RedisTaskCoordinator(client, { keyPrefix: prefix, leaseMs: 60_000 });
+    const other = new RedisTaskCoordinator(redis.client, { keyPrefix: prefix, leaseMs: 60_000 });
+    const cancelled: string[] = [];
+    flaky.onCancelRequest((id) => cancelled.push(id));
+    /** A task `flaky` runs, cancelled from `other` (a PUBLISH) until the cancel arrives. */
+    const cancelArrives = async () => {
+      const id = randomUUID();
+      flaky.adopt(id);
+      await waitUntil(async () => (await other.requestCancel(id), cancelled.includes(id)), { attempts: 100, intervalMs: 50 });
+      return cancelled.includes(id);
+    };
+    try {
+      expect(await cancelArrives()).toBe(true);
+
+      // the connection drops; the subscriber reconnects and its SUBSCRIBE never gets an answer…
+      proxy.swallow('$9\r\nsubscribe\r\n'); // the command, not the connection's name
+      proxy.cut();
+      await waitUntil(() => proxy.swallowedWrites > 0);
+      expect(proxy.swallowedWrites).toBeGreaterThan(0);
+      // …because the connection drops again and Redis stays unreachable: the SUBSCRIBE fails
+      await proxy.stop();
+      await waitUntil(() => warnings.some((w) => w.startsWith('Cancel channel unavailable')));
+      expect(warnings.filter((w) => w.startsWith('Cancel channel unavailable'))).toHaveLength(1);
+
+      proxy.swallow(undefined);
+      await proxy.resume();
+      expect(await cancelArrives()).toBe(true);
+    } finally {
+      warn.mockRestore();
+      await Promise.all([flaky.close(), other.close()]);
+      client.disconnect();
+      await proxy.stop();
     }
   }, 30_000);
 });

@@ -9,6 +9,7 @@ import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { TaskCoordinator } from '../task-coordinator.js';
 import type { TaskScope } from '../task-store.js';
+import { errorLine } from '../../config/error-line.js';
 import { LuaScript } from '../../redis/lua-script.js';
 import { redisCall } from '../../redis/redis-call.js';
 import { DEFAULT_KEY_PREFIX } from '../../redis/redis-keys.js';
@@ -93,12 +94,15 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     this.leaseMs = options.leaseMs ?? 10_000;
     this.instanceId = options.instanceId ?? randomUUID();
     // pub/sub takes a connection of its own; one per instance, whatever the number of tasks
-    this.subscriber = redis.duplicate({ enableOfflineQueue: true, connectionName: 'a2a-cancel-subscriber' });
+    // Subscribed on every 'ready', by us: ioredis's own re-subscribe after a reconnect has no error
+    // handler, so a connection lost again before Redis answered it rejected unhandled (which ends the
+    // process), and left the channel unsubscribed for good.
+    this.subscriber = redis.duplicate({ lazyConnect: false, enableOfflineQueue: true, autoResubscribe: false, connectionName: 'a2a-cancel-subscriber' });
     this.subscriber.on('error', () => undefined); // reconnects by itself; commands report failures
+    this.subscriber.on('ready', () => void this.subscribeToCancels());
     this.subscriber.on('message', (_channel: string, taskId: string) => {
       if (this.held.has(taskId)) this.cancelListeners.forEach((listener) => listener(taskId));
     });
-    void this.subscriber.subscribe(this.keys.cancelChannel()).catch((error: Error) => this.logger.warn(`Cancel channel unavailable: ${error.name}`));
     this.renewTimer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
     // a dead instance's tasks are failed between one and one and a half lease times after it stopped
     this.sweepTimer = setInterval(() => void this.sweep(), Math.max(50, Math.floor(this.leaseMs / 2)));
@@ -163,6 +167,14 @@ export class RedisTaskCoordinator implements TaskCoordinator {
     const held = [...this.held];
     this.held.clear();
     await Promise.all(held.map((taskId) => HAND_OVER.run(this.redis, [this.keys.lease(taskId)], [this.instanceId]).catch(() => undefined)));
+  }
+
+  private async subscribeToCancels(): Promise<void> {
+    try {
+      await this.subscriber.subscribe(this.keys.cancelChannel());
+    } catch (error) {
+      if (!this.closed) this.logger.warn(`Cancel channel unavailable until Redis answers again: ${errorLine(error)}`);
+    }
   }
 
   /** Every held lease renewed, the commands sent together (one connection pipelines them). */
