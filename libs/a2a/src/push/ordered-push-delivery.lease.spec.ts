@@ -6,7 +6,7 @@
  * spec's own), a real receiver on 127.0.0.1, a real queue for the jobs a run enqueues (no worker: the
  * tests run jobs by hand, as a worker would).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -137,6 +137,18 @@ describe('OrderedPushDelivery: one run sends a config’s due events', () => {
     expect(await queued(taskId, 2)).toBeUndefined();
     expect(await queued(taskId, 3)).toBeUndefined();
     expect(await outbox.leased(scope, taskId)).toEqual(new Set());
+  });
+
+  it('reads the log once for a burst committed before it started: nothing read ahead past the last due event', async () => {
+    const { taskId, job } = await given(3);
+    const read = jest.spyOn(log, 'read');
+    try {
+      expect(await job(1)).toBe('delivered');
+      expect(sent()).toEqual(ids(taskId, 1, 2, 3));
+      expect(read.mock.calls).toEqual([[taskId, 1, 16]]);
+    } finally {
+      read.mockRestore();
+    }
   });
 
   it('two senders racing on one (task, config) never POST at once, never skip or repeat an event', async () => {
