@@ -93,6 +93,11 @@ export interface OrderedPushDeliveryDeps {
   readonly random?: () => number;
   /** How long a run's lease lasts without renewal; default `attemptTimeoutMs` + 5 s. */
   readonly leaseMs?: number;
+  /**
+   * How long a finished task's configs and cursors are kept (the relay's setting): given, a run whose
+   * config has caught up clears the task's due entry itself once every config has (see the outbox's ADVANCE).
+   */
+  readonly finishedTaskConfigTtlMs?: number;
 }
 
 /**
@@ -277,7 +282,7 @@ export class OrderedPushDelivery implements PushJobProcessor {
       }
       // the cursor moves past it, reading the config again in the same step; the events after it on the way when some are due (one round trip)
       const [advanced, more] = await Promise.all([
-        this.deps.outbox.advance(scope, taskId, configId, { from: cursor, to: next, start }, { holder, leaseMs: this.leaseMs, goOn: true }),
+        this.deps.outbox.advance(scope, taskId, configId, { from: cursor, to: next, start }, { holder, leaseMs: this.leaseMs, goOn: true }, this.deps.finishedTaskConfigTtlMs),
         events && due > next && !events.has(next + 1) ? this.readAhead(taskId, next + 1) : undefined,
       ]);
       // nothing more due (the lease is let go in the same step), or the lease lapsed to another run
