@@ -103,6 +103,7 @@ export const PUSH_PROVIDERS: Provider[] = [
   {
     provide: A2A_PUSH_PROCESSOR,
     useFactory: (
+      options: ResolvedA2AOptions,
       push: ResolvedPushOptions | undefined,
       configs: PushConfigStore,
       deadLetters: PushDeadLetters,
@@ -121,9 +122,10 @@ export const PUSH_PROVIDERS: Provider[] = [
         bodyTimeoutMs: push.attemptTimeoutMs,
       });
       const webhooks = new WebhookDeliveryProcessor({ configs, box: new SecretBox(push.encryptionKey), dispatcher, events, deadLetters, options: push, issuerOf, signer });
-      return new OrderedPushDelivery({ configs, outbox, log: tasks.log, tasks: tasks.store, webhooks, queue, slots: new DeliverySlots(push), options: push });
+      const finishedTaskConfigTtlMs = configTtlOf(options, push);
+      return new OrderedPushDelivery({ configs, outbox, log: tasks.log, tasks: tasks.store, webhooks, queue, slots: new DeliverySlots(push), options: push, finishedTaskConfigTtlMs });
     },
-    inject: [A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, RedisPushOutbox, PUSH_QUEUE, TaskBackend],
+    inject: [A2A_OPTIONS, A2A_PUSH_OPTIONS, PushConfigStore, PushDeadLetters, PushDeliveryEvents, A2A_PUSH_SIGNER, A2A_PUSH_ISSUER, RedisPushOutbox, PUSH_QUEUE, TaskBackend],
   },
   {
     provide: PushNotifications,

@@ -6,7 +6,7 @@
  * spec's own), a real receiver on 127.0.0.1, a real queue for the jobs a run enqueues (no worker: the
  * tests run jobs by hand, as a worker would).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -20,7 +20,7 @@ import type { TaskScope } from '../tasks/task-store.js';
 import { statusEvent } from '../testing/event-log.contract.js';
 import { startWebhookReceiver, type ReceiverReply, type WebhookReceiver } from '../testing/webhook-receiver.js';
 import { DeliverySlots } from './delivery-slots.js';
-import { OrderedPushDelivery } from './ordered-push-delivery.js';
+import { OrderedPushDelivery, type OrderedPushDeliveryDeps } from './ordered-push-delivery.js';
 import { RedisPushDeadLetters } from './push-dead-letters.js';
 import { DeliveryDeferredError, PushDeliveryQueue, PushQueueConnection } from './push-delivery-queue.js';
 import { PushDeliveryEvents } from './push-delivery-events.js';
@@ -56,6 +56,7 @@ let receiver: WebhookReceiver;
 let reply: (webhookId: string, nth: number) => ReceiverReply;
 let queue: PushDeliveryQueue;
 let delivery: OrderedPushDelivery;
+let deps: OrderedPushDeliveryDeps;
 let dispatcher: ReturnType<typeof createPinnedDispatcher>;
 let outbox: RedisPushOutbox;
 let configs: RedisPushConfigStore;
@@ -82,13 +83,15 @@ beforeAll(async () => {
   deadLetters = new RedisPushDeadLetters(redis, { keyPrefix: prefix, limit: 10 });
   log = new RedisEventLog(redis, { keyPrefix: prefix, retention: { ttlMs: 60_000, maxTerminalTasks: 100 } });
   const webhooks = new WebhookDeliveryProcessor({ configs, box, dispatcher, events: new PushDeliveryEvents(), deadLetters, options: OPTIONS, issuerOf: () => 'https://agents.example/echo' });
-  delivery = new OrderedPushDelivery({ configs, outbox, log, webhooks, queue, slots: new DeliverySlots(OPTIONS), options: OPTIONS, leaseMs: LEASE_MS });
+  deps = { configs, outbox, log, webhooks, queue, slots: new DeliverySlots(OPTIONS), options: OPTIONS, leaseMs: LEASE_MS };
+  delivery = new OrderedPushDelivery(deps);
 });
 
 beforeEach(() => {
   receiver.received.length = 0;
   reply = () => ({ status: 200 });
-  open = 0;
+  // not `open`: a POST answered at once is counted open until its timer fires, which may come after
+  // the test that made it ended (a fast run); reset here, that late decrement made the count -1
   mostOpen = 0;
 });
 
@@ -137,6 +140,18 @@ describe('OrderedPushDelivery: one run sends a config’s due events', () => {
     expect(await queued(taskId, 2)).toBeUndefined();
     expect(await queued(taskId, 3)).toBeUndefined();
     expect(await outbox.leased(scope, taskId)).toEqual(new Set());
+  });
+
+  it('reads the log once for a burst committed before it started: nothing read ahead past the last due event', async () => {
+    const { taskId, job } = await given(3);
+    const read = jest.spyOn(log, 'read');
+    try {
+      expect(await job(1)).toBe('delivered');
+      expect(sent()).toEqual(ids(taskId, 1, 2, 3));
+      expect(read.mock.calls).toEqual([[taskId, 1, 16]]);
+    } finally {
+      read.mockRestore();
+    }
   });
 
   it('two senders racing on one (task, config) never POST at once, never skip or repeat an event', async () => {
@@ -361,5 +376,28 @@ describe('PushRelay and direct runs', () => {
     const delayed = await queued(taskId, 1);
     expect(delayed?.opts.delay).toBe(100);
     await delayed!.remove();
+  });
+});
+
+describe('OrderedPushDelivery: a run whose config caught up', () => {
+  it('clears the task’s due entry once every config has caught up (not before), a finished task’s keys getting their TTL', async () => {
+    const clearing = new OrderedPushDelivery({ ...deps, finishedTaskConfigTtlMs: 60_000 });
+    const { taskId } = await given(2);
+    await configs.put(scope, sealConfig(box, scope, taskId, 'other', { url: receiver.url() }, Date.now()), 5);
+    // event 2 ended the task (as the commit script writes it)
+    await redis.hdel(`${prefix}push:due`, taskId);
+    await outbox.mark(scope, taskId, 2, true);
+    const configKey = `${prefix}push:cfg:${scopeKey(scope)}:${taskId}`;
+    const cursorKey = `${prefix}push:cur:${scopeKey(scope)}:${taskId}`;
+    const runOf = (configId: string) => clearing.process({ data: { scope, taskId, seq: 1, configId }, attemptsMade: 0, maxAttempts: OPTIONS.retrySchedule.length }, signal);
+    expect(await runOf('cfg')).toBe('delivered');
+    // 'other' still lags: the entry stays, nothing expires
+    expect(await outbox.due(taskId)).toMatchObject({ seq: 2, terminal: true });
+    expect(await redis.pttl(configKey)).toBe(-1);
+    expect(await runOf('other')).toBe('delivered');
+    expect(sent()).toEqual([...ids(taskId, 1, 2), webhookIdOf(taskId, 1, 'other'), webhookIdOf(taskId, 2, 'other')]);
+    expect(await outbox.due(taskId)).toBeUndefined();
+    expect(await redis.pttl(configKey)).toBeGreaterThan(59_000);
+    expect(await redis.pttl(cursorKey)).toBeGreaterThan(59_000);
   });
 });

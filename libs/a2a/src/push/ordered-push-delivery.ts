@@ -93,6 +93,11 @@ export interface OrderedPushDeliveryDeps {
   readonly random?: () => number;
   /** How long a run's lease lasts without renewal; default `attemptTimeoutMs` + 5 s. */
   readonly leaseMs?: number;
+  /**
+   * How long a finished task's configs and cursors are kept (the relay's setting): given, a run whose
+   * config has caught up clears the task's due entry itself once every config has (see the outbox's ADVANCE).
+   */
+  readonly finishedTaskConfigTtlMs?: number;
 }
 
 /**
@@ -220,6 +225,9 @@ export class OrderedPushDelivery implements PushJobProcessor {
     const schedule = this.deps.options.retrySchedule;
     let config: StoredPushConfig | undefined = first;
     let cursor = claim.cursor ?? start;
+    // the last event known due: the log is read ahead beside a cursor's move only up to it (an event
+    // committed later is read when the move says the run goes on)
+    let due = claim.dueSeq;
     let events = read;
     let outcome: PushJobOutcome = 'duplicate';
     for (let sent = 0; ; sent++) {
@@ -272,14 +280,15 @@ export class OrderedPushDelivery implements PushJobProcessor {
         await this.deps.outbox.forget(scope, taskId, configId);
         return outcome;
       }
-      // the cursor moves past it, reading the config again in the same step; the events after it on the way (one round trip)
+      // the cursor moves past it, reading the config again in the same step; the events after it on the way when some are due (one round trip)
       const [advanced, more] = await Promise.all([
-        this.deps.outbox.advance(scope, taskId, configId, { from: cursor, to: next, start }, { holder, leaseMs: this.leaseMs, goOn: true }),
-        events && !events.has(next + 1) ? this.readAhead(taskId, next + 1) : undefined,
+        this.deps.outbox.advance(scope, taskId, configId, { from: cursor, to: next, start }, { holder, leaseMs: this.leaseMs, goOn: true }, this.deps.finishedTaskConfigTtlMs),
+        events && due > next && !events.has(next + 1) ? this.readAhead(taskId, next + 1) : undefined,
       ]);
       // nothing more due (the lease is let go in the same step), or the lease lapsed to another run
       if (!advanced.goesOn) return outcome;
       cursor = advanced.cursor;
+      due = advanced.dueSeq;
       config = advanced.config;
       events = more ?? events;
     }

@@ -160,6 +160,22 @@ describe('PushNotificationService: create, get, list, delete', () => {
     expect(await redis.pttl(running)).toBe(-1);
   });
 
+  it("reads nothing of a new task (its inline config hears it from its first event); an existing task's config hears what follows", async () => {
+    const configs = new RedisPushConfigStore(redis, { keyPrefix: prefix });
+    states.set('t-existing', 'TASK_STATE_INPUT_REQUIRED');
+    const get = jest.spyOn(tasks, 'get');
+    try {
+      await service.create(alice, 't-new', { id: 'n', url: 'https://hooks.example.com/n' }, { newTask: true });
+      expect(get).not.toHaveBeenCalled();
+      expect((await configs.get(alice, 't-new', 'n'))?.afterSeq).toBe(0);
+      await service.create(alice, 't-existing', { id: 'e', url: 'https://hooks.example.com/e' }, { newTask: false });
+      expect(get).toHaveBeenCalledTimes(2);
+      expect((await configs.get(alice, 't-existing', 'e'))?.afterSeq).toBe(1);
+    } finally {
+      get.mockRestore();
+    }
+  });
+
   it('stores the secrets sealed', async () => {
     await service.create(alice, 't-5', { id: 's', url: 'https://hooks.example.com/s', token: 'PLAINTOKEN', authentication: { scheme: 'Bearer', credentials: 'PLAINCRED' } });
     const [key] = await redis.keys(`${prefix}push:cfg:*:t-5`);

@@ -74,16 +74,17 @@ export class PushNotificationService implements PushNotifications {
   }
 
   /** @throws ResourceExhaustedError when the task has as many configs as it may */
-  async create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig, options: { protocolVersion?: string } = {}): Promise<TaskPushNotificationConfig> {
+  async create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig, options: { protocolVersion?: string; newTask?: boolean } = {}): Promise<TaskPushNotificationConfig> {
     const id = config.id || this.newId();
-    // it hears the events after the task's last one now (an inline config: from the first on)
-    const afterSeq = (await this.tasks.get(scope, taskId))?.seq ?? 0;
+    // it hears the events after the task's last one now (a new task's: from the first on; its id is
+    // nobody else's yet, so no commit can come between here and its first: neither read is needed)
+    const afterSeq = options.newTask ? 0 : ((await this.tasks.get(scope, taskId))?.seq ?? 0);
     const stored = { ...sealConfig(this.box, scope, taskId, id, config, this.now(), options.protocolVersion), afterSeq };
     const put = await this.configs.put(scope, stored, this.options.maxConfigsPerTask);
     if (put === 'full') {
       throw new ResourceExhaustedError(`Task ${echoed(taskId)} already has ${this.options.maxConfigsPerTask} push notification configs; delete one first`);
     }
-    const task = await this.tasks.get(scope, taskId);
+    const task = options.newTask ? undefined : await this.tasks.get(scope, taskId);
     const terminal = task !== undefined && isTerminalState(task.task.status.state);
     // a commit between the two reads did not see this config: the outbox learns of its events here
     if (task && task.seq > afterSeq) await this.options.markDue?.(scope, taskId, task.seq, terminal);

@@ -20,8 +20,10 @@ export interface PushNotifications {
    * Stores a config of a task of `scope` (an id is assigned when it has none; an existing config
    * with the same id is replaced) and answers it as given, with its id. `protocolVersion`: the A2A
    * version of the request that registered it, which its notifications follow (default 1.0).
+   * `newTask`: the task is not stored yet (a new task's inline config, before its first event), so
+   * there is nothing of it to read: the config hears it from its first event on.
    */
-  create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig, options?: { protocolVersion?: string }): Promise<TaskPushNotificationConfig>;
+  create(scope: TaskScope, taskId: string, config: TaskPushNotificationConfig, options?: { protocolVersion?: string; newTask?: boolean }): Promise<TaskPushNotificationConfig>;
   /** The config with its secrets redacted. @throws TaskNotFoundError when there is no such config */
   get(scope: TaskScope, taskId: string, id: string): Promise<TaskPushNotificationConfig>;
   list(scope: TaskScope, taskId: string, pageSize: number | undefined, pageToken: string | undefined): Promise<ListTaskPushNotificationConfigsResponse>;

@@ -123,8 +123,11 @@ return { 1, raw, due, 0, config }`);
  * holds the lease: with ARGV[8] = 1 and an event due after the cursor, renews it for ARGV[7] ms
  * (the run goes on); otherwise lets it go. KEYS[1] the cursor hash, KEYS[2] push:due, KEYS[3] the
  * failed-attempt hash, KEYS[4] the lease hash, KEYS[5] the config hash. ARGV configId, from, to,
- * start, taskId, holder, leaseMs, goOn. Returns [moved 1/0, the cursor now, the task's due seq (0
- * when nothing is due), goes on 1/0, the config when it goes on (false: none, or deleted)].
+ * start, taskId, holder, leaseMs, goOn, ttlMs. Returns [moved 1/0, the cursor now, the task's due
+ * seq (0 when nothing is due), goes on 1/0, the config when it goes on (false: none, or deleted)].
+ * With ARGV[9] (a TTL) and nothing due after the cursor, it also does what the relay's CLEAR does once
+ * every config of the task has caught up (a config without a cursor is at its `afterSeq`): a finished
+ * task's keys get that TTL, and the due entry goes. Without it, or while one lags, the relay does.
  */
 const ADVANCE = new LuaScript(`${NOW}
 ${LEASE_OF}
@@ -148,6 +151,17 @@ if lease_of(redis.call('HGET', KEYS[4], ARGV[1])) == ARGV[6] then
   else
     redis.call('HDEL', KEYS[4], ARGV[1])
   end
+end
+if goesOn == 0 and due > 0 and due <= cursor and ARGV[9] then
+  local configs = redis.call('HGETALL', KEYS[5])
+  for i = 1, #configs, 2 do
+    local at = tonumber(redis.call('HGET', KEYS[1], configs[i])) or tonumber(cjson.decode(configs[i + 1]).afterSeq) or 0
+    if at < due then return { moved, cursor, due, goesOn, false } end
+  end
+  if #configs > 0 and string.match(redis.call('HGET', KEYS[2], ARGV[5]), '^%d+ 1 ') then
+    for i = 1, 5 do if i ~= 2 then redis.call('PEXPIRE', KEYS[i], ARGV[9]) end end
+  end
+  redis.call('HDEL', KEYS[2], ARGV[5])
 end
 return { moved, cursor, due, goesOn, goesOn == 1 and redis.call('HGET', KEYS[5], ARGV[1]) }`);
 
@@ -289,7 +303,8 @@ export class RedisPushOutbox {
    * Moves a config's cursor from `from` to `to`, if it is still at `from` (`start` when it has none
    * yet); then, if run `holder` holds the lease, renews it when `goOn` and an event is due after the
    * cursor, or lets it go (in the same atomic step: a commit is seen either by the holder or, once the
-   * lease is free, by the relay).
+   * lease is free, by the relay). `clearTtlMs`: the run also clears the task's due entry once every
+   * config has caught up, giving a finished task's keys that TTL (what the relay would do next).
    */
   async advance(
     scope: TaskScope,
@@ -297,9 +312,10 @@ export class RedisPushOutbox {
     configId: string,
     move: { from: number; to: number; start: number },
     lease: { holder: string; leaseMs: number; goOn: boolean },
+    clearTtlMs?: number,
   ): Promise<Advanced> {
     const keys = [this.cursorKey(scope, taskId), this.dueKey, this.tryKey(scope, taskId), this.leaseKey(scope, taskId), pushConfigKey(this.prefix, scope, taskId)];
-    const args = [configId, move.from, move.to, move.start, taskId, lease.holder, Math.round(lease.leaseMs), lease.goOn ? 1 : 0];
+    const args = [configId, move.from, move.to, move.start, taskId, lease.holder, Math.round(lease.leaseMs), lease.goOn ? 1 : 0, ...(clearTtlMs === undefined ? [] : [Math.max(1, Math.round(clearTtlMs))])];
     const reply = (await ADVANCE.run(this.redis, keys, args)) as [number, number, number, number, string | null];
     const [moved, cursor, dueSeq, goesOn] = reply.slice(0, 4).map(Number);
     return { moved: moved === 1, cursor, dueSeq, goesOn: goesOn === 1, config: parseConfig(reply[4]) };

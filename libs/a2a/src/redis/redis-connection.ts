@@ -77,8 +77,36 @@ export async function connectRedis(options: A2ARedisOptions): Promise<RedisConne
   }
   const settings: RedisOptions = { ...options.options, ...REDIS_FAIL_FAST_OPTIONS, lazyConnect: true, connectionName: options.options?.connectionName ?? 'a2a', disconnectTimeout: 200 };
   const client = options.url ? new Redis(options.url, settings) : new Redis(settings);
+  writeEachTurnAtOnce(client);
   await connectOrExplain(client, (reason) => `Redis at ${redisLocation(options)} is unreachable (${reason}): start it, or fix the redis options`);
   return { client, owned: true };
+}
+
+/**
+ * The commands `client` is sent in one turn of the event loop go out in one socket write: its socket
+ * is corked at the turn's first command and uncorked once the turn's I/O callbacks have run
+ * (`setImmediate`). With many tasks in flight, the replies and answers of one turn resume dozens of
+ * them, each sending a command or two (a commit, a cursor's move), and a write per command was a fifth
+ * of the process's CPU and woke Redis as often; corked, ~20 commands leave in a write. Unlike ioredis's
+ * `enableAutoPipelining` it builds no pipeline per batch, so a lone command costs a `setImmediate` and
+ * no more. Order is kept: every command goes through the one socket in the order it was sent.
+ */
+function writeEachTurnAtOnce(client: Redis): void {
+  const send = client.sendCommand.bind(client);
+  let corked: Redis['stream'] | undefined;
+  const uncork = () => {
+    corked?.uncork();
+    corked = undefined;
+  };
+  client.sendCommand = (command, stream) => {
+    // a pipeline (`stream` given) writes its commands in one write already
+    if (!stream && !corked && client.status === 'ready' && client.stream.writable) {
+      corked = client.stream;
+      corked.cork();
+      setImmediate(uncork);
+    }
+    return send(command, stream);
+  };
 }
 
 /** Where the options point, fit for a message: the redacted URL, or host:port. */

@@ -258,8 +258,8 @@ export class A2ARequestHandler {
       request,
       caller: call.caller,
       extensions: call.extensions,
-      // an inline config hears the task from its first event on
-      beforeOpen: inline ? async (taskId) => void (await this.push.create(scope, taskId, inline, { protocolVersion: call.protocolVersion })) : undefined,
+      // an inline config hears the task from its first event on (a continued task's: from its next)
+      beforeOpen: inline ? async (taskId, isNew) => void (await this.push.create(scope, taskId, inline, { protocolVersion: call.protocolVersion, newTask: isNew })) : undefined,
     });
   }
 

@@ -33,8 +33,11 @@ export interface TurnParams {
   readonly request: SendMessageRequest;
   readonly caller: A2ACaller;
   readonly extensions: readonly string[];
-  /** Runs once the task id is known, before the turn's first event is logged (e.g. an inline push config). */
-  readonly beforeOpen?: (taskId: string) => Promise<void>;
+  /**
+   * Runs once the task id is known, before the turn's first event is logged (e.g. an inline push
+   * config). `isNew`: the task is new, so nothing of it is stored yet.
+   */
+  readonly beforeOpen?: (taskId: string, isNew: boolean) => Promise<void>;
 }
 
 /** How a turn began: a Message answer, or the task event (its sequence number, the task it made) that opened it. */
@@ -293,7 +296,7 @@ export class Turn {
       return reason;
     };
     try {
-      await this.params.beforeOpen?.(this.taskId);
+      await this.params.beforeOpen?.(this.taskId, this.prior === undefined);
     } catch (error) {
       throw refuse(error);
     }
