@@ -20,6 +20,8 @@ import { jsonRpcClient, userMessage } from './support/wire-client.js';
 /** V8's own view of an object: an ordinary one (true), or a dictionary (false). */
 setFlagsFromString('--allow-natives-syntax');
 const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+/** One string in memory (true), or two with the same text. */
+const sameHeapObject = new Function('a', 'b', 'return %IsSameHeapObject(a, b)') as (a: unknown, b: unknown) => boolean;
 setFlagsFromString('--no-allow-natives-syntax');
 
 /** node's headers of a response, under its own symbol. */
@@ -146,5 +148,33 @@ describe('an open stream on Express', () => {
       expect(events.at(-1)?.data.statusUpdate?.status?.state ?? events.at(-1)?.data.task?.status?.state).toBe('TASK_STATE_CANCELED');
     }
     expect(first.getHeader('a2a-version')).toBe('1.0');
+  });
+
+  it('shares the text of the headers sent between streams whose headers are the same (opened in the same second)', async () => {
+    @Module({ imports: [A2AModule.forRoot()], providers: [WaitingAgent] })
+    class AppModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+    app = await createTestApp(moduleRef, { platform: 'express', bodyParser: false, logger: false });
+    const responses: ServerResponse[] = [];
+    app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      if (req.method === 'POST') responses.push(res);
+      next();
+    });
+    await app.listen(0, '127.0.0.1');
+    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
+    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
+    const taskId: string = created.result.task.id;
+
+    // three at once: at least two of them open within the same second (their Date headers are equal)
+    const streams = [1, 2, 3].map(() => client.stream('SubscribeToTask', { id: taskId }));
+    await waitUntil(() => responses.length === 4 && responses.slice(1).every((res) => res.headersSent));
+    const texts = responses.slice(1).map((res) => (res as ServerResponse & { _header: string })._header);
+    const pairs = [0, 1].map((i) => [texts[i], texts[i + 1]]).filter(([a, b]) => a === b);
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const [a, b] of pairs) expect(sameHeapObject(a, b)).toBe(true);
+    expect(texts[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Content-Type: text\/event-stream\r\n/);
+
+    await client.call('CancelTask', { id: taskId });
+    for (const { status } of await Promise.all(streams)) expect(status).toBe(200);
   });
 });
