@@ -114,6 +114,14 @@ describe('an open stream on Express', () => {
     const [first, second] = responses.slice(1);
     // a unary answer's are node's own, as they were
     expect(hasFastProperties(sentHeadersOf(responses[0]))).toBe(false);
+    // so are its listeners; a stream's are in an ordinary object too, and heard as before
+    const listenersOf = (res: ServerResponse) => (res as unknown as { _events: object })._events;
+    expect(hasFastProperties(listenersOf(responses[0]))).toBe(false);
+    for (const res of [first, second]) {
+      expect(hasFastProperties(listenersOf(res))).toBe(true);
+      expect(Object.getPrototypeOf(listenersOf(res))).toBeNull();
+      expect(res.listenerCount('close')).toBeGreaterThan(0);
+    }
     const expected = {
       'x-powered-by': 'Express',
       'x-request-tag': 'host',

@@ -111,6 +111,22 @@ export function compactSentHeaders(res: ServerResponse): void {
   previousSentHeaders = compact;
 }
 
+/**
+ * node keeps an emitter's listeners in an object with a null prototype, which V8 keeps as a
+ * dictionary (~0.2 KB). An open stream's response has its listeners for good once its headers are
+ * out (node's `finish`, the stream's `close`), so they move to an ordinary (fast) object, still
+ * without a prototype, with the same entries in the same order: EventEmitter reads and changes it as
+ * before (issue 14).
+ */
+export function compactListeners(emitter: object): void {
+  const own = emitter as { _events?: Record<string | symbol, unknown> };
+  const listeners = own._events;
+  if (typeof listeners !== 'object' || listeners === null || Object.getPrototypeOf(listeners) !== null) return;
+  const compact = Object.setPrototypeOf({}, null) as Record<string | symbol, unknown>;
+  for (const key of Reflect.ownKeys(listeners)) compact[key] = listeners[key];
+  own._events = compact;
+}
+
 /** node's headers of a response: `[name as set, value]` by lower-case name. */
 type SentHeaders = Record<string, readonly [string, unknown]>;
 

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { ResourceExhaustedError, UnavailableError } from '../../protocol/errors.js';
 import { SSE_HEADERS, SSE_HEARTBEAT } from '../../protocol/sse.js';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
-import { compactSentHeaders } from './platform-exchange.js';
+import { compactListeners, compactSentHeaders } from './platform-exchange.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 
 /**
@@ -75,6 +75,7 @@ export class SseStream {
       this.res.cork();
       this.res.flushHeaders();
       compactSentHeaders(this.res);
+      compactListeners(this.res);
       if (chunk !== '') taken = this.res.write(chunk);
       this.res.uncork();
     } else {
