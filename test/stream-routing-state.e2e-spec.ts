@@ -46,14 +46,23 @@ describe('an open stream on Express', () => {
     app = undefined;
   });
 
-  it("lets go of the router's continuation and URL cache, and a host logger on finish still reads the request", async () => {
+  /** An Express app with the module and a waiting agent behind `middleware` (a host's); its client and a task that waits. */
+  async function waitingTaskBehind(middleware: (req: never, res: ServerResponse, next: () => void) => void) {
     @Module({ imports: [A2AModule.forRoot()], providers: [WaitingAgent] })
     class AppModule {}
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     app = await createTestApp(moduleRef, { platform: 'express', bodyParser: false, logger: false });
+    app.use(middleware);
+    await app.listen(0, '127.0.0.1');
+    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
+    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
+    return { client, taskId: created.result.task.id as string };
+  }
+
+  it("lets go of the router's continuation and URL cache, and a host logger on finish still reads the request", async () => {
     const logged: Logged[] = [];
     // a host's request logger, as apps write them: it reads the request once the answer is done
-    app.use((req: ExpressRequest, res: ServerResponse, next: () => void) => {
+    const { client, taskId } = await waitingTaskBehind((req: ExpressRequest, res: ServerResponse, next: () => void) => {
       const entry: Logged = { req };
       logged.push(entry);
       res.on('finish', () => {
@@ -61,11 +70,6 @@ describe('an open stream on Express', () => {
       });
       next();
     });
-    await app.listen(0, '127.0.0.1');
-    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
-
-    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
-    const taskId: string = created.result.task.id;
     // the module's own start-up look at its card passes the logger too
     const unary = logged.filter((entry) => entry.req.method === 'POST').at(-1)!;
     await waitUntil(() => unary.finished !== undefined);
@@ -91,23 +95,15 @@ describe('an open stream on Express', () => {
   });
 
   it('keeps the headers a stream sent in an ordinary object, and a host reads them as before', async () => {
-    @Module({ imports: [A2AModule.forRoot()], providers: [WaitingAgent] })
-    class AppModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = await createTestApp(moduleRef, { platform: 'express', bodyParser: false, logger: false });
     const responses: ServerResponse[] = [];
     // a host middleware that sets a header of its own before the module answers
-    app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    const { client, taskId } = await waitingTaskBehind((req: IncomingMessage, res: ServerResponse, next: () => void) => {
       if (req.method === 'POST') {
         res.setHeader('X-Request-Tag', 'host');
         responses.push(res);
       }
       next();
     });
-    await app.listen(0, '127.0.0.1');
-    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
-    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
-    const taskId: string = created.result.task.id;
 
     const streams = [client.stream('SubscribeToTask', { id: taskId }), client.stream('SubscribeToTask', { id: taskId })];
     await waitUntil(() => responses.length === 3 && responses.slice(1).every((res) => res.headersSent && hasFastProperties(sentHeadersOf(res))));
@@ -159,19 +155,11 @@ describe('an open stream on Express', () => {
   });
 
   it('shares the text of the headers sent between streams whose headers are the same (opened in the same second)', async () => {
-    @Module({ imports: [A2AModule.forRoot()], providers: [WaitingAgent] })
-    class AppModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = await createTestApp(moduleRef, { platform: 'express', bodyParser: false, logger: false });
     const responses: ServerResponse[] = [];
-    app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    const { client, taskId } = await waitingTaskBehind((req: IncomingMessage, res: ServerResponse, next: () => void) => {
       if (req.method === 'POST') responses.push(res);
       next();
     });
-    await app.listen(0, '127.0.0.1');
-    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
-    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
-    const taskId: string = created.result.task.id;
 
     // three at once: at least two of them open within the same second (their Date headers are equal)
     const streams = [1, 2, 3].map(() => client.stream('SubscribeToTask', { id: taskId }));

@@ -66,12 +66,18 @@ describe.each([
     return appended;
   }
 
-  it('gives an event that is there at once, then waits as the receiver and is given the next append, never from within it', async () => {
+  /** A log of a task with one event ('a'), and a follow of it after `afterSeq`, with a receiver for it. */
+  async function followingOneEvent(afterSeq: number) {
     const log = await makeLog();
     const taskId = `t-${randomUUID()}`;
     const receiver = new Receiver();
     await append(log, receiver, taskId, 'a', 0);
-    const follower = log.follow(taskId, 0) as unknown as ReceivingIterator<LoggedEvent> & AsyncIterator<LoggedEvent>;
+    const follower = log.follow(taskId, afterSeq) as unknown as ReceivingIterator<LoggedEvent> & AsyncIterator<LoggedEvent>;
+    return { log, taskId, receiver, follower };
+  }
+
+  it('gives an event that is there at once, then waits as the receiver and is given the next append, never from within it', async () => {
+    const { log, taskId, receiver, follower } = await followingOneEvent(0);
     const first = await waitUntilGiven(follower, receiver);
     expect(texts([first])).toEqual(['a']);
 
@@ -84,11 +90,7 @@ describe.each([
   });
 
   it('gives a waiting receiver done when the follow is ended by return()', async () => {
-    const log = await makeLog();
-    const taskId = `t-${randomUUID()}`;
-    const receiver = new Receiver();
-    await append(log, receiver, taskId, 'a', 0);
-    const follower = log.follow(taskId, 1) as unknown as ReceivingIterator<LoggedEvent> & AsyncIterator<LoggedEvent>;
+    const { receiver, follower } = await followingOneEvent(1);
     expect(follower.nextTo(receiver)).toBeUndefined();
     expect(receiver.got).toEqual([]);
     await follower.return!();
@@ -98,11 +100,7 @@ describe.each([
   });
 
   it('a next() asked while a receiver waits comes after it, in order', async () => {
-    const log = await makeLog();
-    const taskId = `t-${randomUUID()}`;
-    const receiver = new Receiver();
-    await append(log, receiver, taskId, 'a', 0);
-    const follower = log.follow(taskId, 1) as unknown as ReceivingIterator<LoggedEvent> & AsyncIterator<LoggedEvent>;
+    const { log, taskId, receiver, follower } = await followingOneEvent(1);
     expect(follower.nextTo(receiver)).toBeUndefined();
     const asked = follower.next();
     await append(log, receiver, taskId, 'b', 1);
