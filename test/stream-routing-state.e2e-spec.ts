@@ -20,6 +20,8 @@ import { jsonRpcClient, userMessage } from './support/wire-client.js';
 /** V8's own view of an object: an ordinary one (true), or a dictionary (false). */
 setFlagsFromString('--allow-natives-syntax');
 const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+/** One string in memory (true), or two with the same text. */
+const sameHeapObject = new Function('a', 'b', 'return %IsSameHeapObject(a, b)') as (a: unknown, b: unknown) => boolean;
 setFlagsFromString('--no-allow-natives-syntax');
 
 /** node's headers of a response, under its own symbol. */
@@ -44,14 +46,23 @@ describe('an open stream on Express', () => {
     app = undefined;
   });
 
-  it("lets go of the router's continuation and URL cache, and a host logger on finish still reads the request", async () => {
+  /** An Express app with the module and a waiting agent behind `middleware` (a host's); its client and a task that waits. */
+  async function waitingTaskBehind(middleware: (req: never, res: ServerResponse, next: () => void) => void) {
     @Module({ imports: [A2AModule.forRoot()], providers: [WaitingAgent] })
     class AppModule {}
     const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
     app = await createTestApp(moduleRef, { platform: 'express', bodyParser: false, logger: false });
+    app.use(middleware);
+    await app.listen(0, '127.0.0.1');
+    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
+    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
+    return { client, taskId: created.result.task.id as string };
+  }
+
+  it("lets go of the router's continuation and URL cache, and a host logger on finish still reads the request", async () => {
     const logged: Logged[] = [];
     // a host's request logger, as apps write them: it reads the request once the answer is done
-    app.use((req: ExpressRequest, res: ServerResponse, next: () => void) => {
+    const { client, taskId } = await waitingTaskBehind((req: ExpressRequest, res: ServerResponse, next: () => void) => {
       const entry: Logged = { req };
       logged.push(entry);
       res.on('finish', () => {
@@ -59,11 +70,6 @@ describe('an open stream on Express', () => {
       });
       next();
     });
-    await app.listen(0, '127.0.0.1');
-    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
-
-    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
-    const taskId: string = created.result.task.id;
     // the module's own start-up look at its card passes the logger too
     const unary = logged.filter((entry) => entry.req.method === 'POST').at(-1)!;
     await waitUntil(() => unary.finished !== undefined);
@@ -89,29 +95,29 @@ describe('an open stream on Express', () => {
   });
 
   it('keeps the headers a stream sent in an ordinary object, and a host reads them as before', async () => {
-    @Module({ imports: [A2AModule.forRoot()], providers: [WaitingAgent] })
-    class AppModule {}
-    const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-    app = await createTestApp(moduleRef, { platform: 'express', bodyParser: false, logger: false });
     const responses: ServerResponse[] = [];
     // a host middleware that sets a header of its own before the module answers
-    app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    const { client, taskId } = await waitingTaskBehind((req: IncomingMessage, res: ServerResponse, next: () => void) => {
       if (req.method === 'POST') {
         res.setHeader('X-Request-Tag', 'host');
         responses.push(res);
       }
       next();
     });
-    await app.listen(0, '127.0.0.1');
-    const client = jsonRpcClient(`${await app.getUrl()}/a2a/jsonrpc`);
-    const created = await client.call('SendMessage', { message: userMessage('wait'), configuration: { returnImmediately: true } });
-    const taskId: string = created.result.task.id;
 
     const streams = [client.stream('SubscribeToTask', { id: taskId }), client.stream('SubscribeToTask', { id: taskId })];
     await waitUntil(() => responses.length === 3 && responses.slice(1).every((res) => res.headersSent && hasFastProperties(sentHeadersOf(res))));
     const [first, second] = responses.slice(1);
     // a unary answer's are node's own, as they were
     expect(hasFastProperties(sentHeadersOf(responses[0]))).toBe(false);
+    // so are its listeners; a stream's are in an ordinary object too, and heard as before
+    const listenersOf = (res: ServerResponse) => (res as unknown as { _events: object })._events;
+    expect(hasFastProperties(listenersOf(responses[0]))).toBe(false);
+    for (const res of [first, second]) {
+      expect(hasFastProperties(listenersOf(res))).toBe(true);
+      expect(Object.getPrototypeOf(listenersOf(res))).toBeNull();
+      expect(res.listenerCount('close')).toBeGreaterThan(0);
+    }
     const expected = {
       'x-powered-by': 'Express',
       'x-request-tag': 'host',
@@ -146,5 +152,25 @@ describe('an open stream on Express', () => {
       expect(events.at(-1)?.data.statusUpdate?.status?.state ?? events.at(-1)?.data.task?.status?.state).toBe('TASK_STATE_CANCELED');
     }
     expect(first.getHeader('a2a-version')).toBe('1.0');
+  });
+
+  it('shares the text of the headers sent between streams whose headers are the same (opened in the same second)', async () => {
+    const responses: ServerResponse[] = [];
+    const { client, taskId } = await waitingTaskBehind((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      if (req.method === 'POST') responses.push(res);
+      next();
+    });
+
+    // three at once: at least two of them open within the same second (their Date headers are equal)
+    const streams = [1, 2, 3].map(() => client.stream('SubscribeToTask', { id: taskId }));
+    await waitUntil(() => responses.length === 4 && responses.slice(1).every((res) => res.headersSent));
+    const texts = responses.slice(1).map((res) => (res as ServerResponse & { _header: string })._header);
+    const pairs = [0, 1].map((i) => [texts[i], texts[i + 1]]).filter(([a, b]) => a === b);
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const [a, b] of pairs) expect(sameHeapObject(a, b)).toBe(true);
+    expect(texts[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*Content-Type: text\/event-stream\r\n/);
+
+    await client.call('CancelTask', { id: taskId });
+    for (const { status } of await Promise.all(streams)) expect(status).toBe(200);
   });
 });

@@ -8,7 +8,7 @@ import { isTerminalState, type StreamResponse } from '../protocol/types.js';
 import { taskView } from '../protocol/task-view.js';
 import type { LoggedEvent } from '../tasks/event-log.js';
 import type { StreamEvent } from './a2a-request-handler.js';
-import { DONE } from '../tasks/event-log-follower.js';
+import { DONE, nextTo, type ReceivingIterator, type ResultReceiver } from '../tasks/event-log-follower.js';
 
 /**
  * The events of `log`, shown as a stream shows them: ends after a terminal state or
@@ -17,8 +17,10 @@ import { DONE } from '../tasks/event-log-follower.js';
  * (SubscribeToTask's snapshot) goes out before the log's events and is not held after. After a
  * stream's first event, a `task` event (a continuation) is shown as its status update.
  */
-export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
+export class TaskEventStream implements AsyncIterableIterator<StreamEvent>, ReceivingIterator<StreamEvent>, ResultReceiver<LoggedEvent> {
   private ended = false;
+  /** Who waits for this stream's next event ({@link nextTo}) while the log's follower waits for the log's. */
+  private receiver?: ResultReceiver<StreamEvent>;
 
   constructor(
     private readonly log: AsyncIterator<LoggedEvent>,
@@ -39,6 +41,50 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent> {
     }
     if (this.ended) return Promise.resolve(DONE);
     return this.log.next().then((next) => this.shown(next));
+  }
+
+  /**
+   * {@link next} for a receiver: while it waits, the log's follower holds this stream and this
+   * stream holds the receiver, with no promise or closure between them (issue 14).
+   */
+  nextTo(receiver: ResultReceiver<StreamEvent>): IteratorResult<StreamEvent> | undefined {
+    if (this.first) {
+      const value = this.first;
+      this.first = undefined;
+      return { done: false, value };
+    }
+    if (this.ended) return DONE;
+    this.receiver = receiver;
+    const next = nextTo(this.log, this);
+    if (next === undefined) return undefined;
+    this.receiver = undefined;
+    return this.shownTo(next, receiver);
+  }
+
+  /** @internal The log's next event, for the receiver that waits. */
+  receive(next: IteratorResult<LoggedEvent>): void {
+    const receiver = this.receiver!;
+    this.receiver = undefined;
+    const shown = this.shownTo(next, receiver);
+    if (shown) receiver.receive(shown);
+  }
+
+  /** @internal The log failed. */
+  fail(error: unknown): void {
+    const receiver = this.receiver!;
+    this.receiver = undefined;
+    receiver.fail(error);
+  }
+
+  /** {@link shown} now, or undefined when it comes later (the last event, once the log is let go) to `receiver`. */
+  private shownTo(next: IteratorResult<LoggedEvent>, receiver: ResultReceiver<StreamEvent>): IteratorResult<StreamEvent> | undefined {
+    const shown = this.shown(next);
+    if (!(shown instanceof Promise)) return shown;
+    shown.then(
+      (result) => receiver.receive(result),
+      (error: unknown) => receiver.fail(error),
+    );
+    return undefined;
   }
 
   /** Stops following the log (the consumer left early, or failed). */

@@ -13,12 +13,44 @@ export const WAIT = Symbol('wait');
 /** {@link EventLogFollower.take}: the follower is done (its log is gone). */
 export const END = Symbol('end');
 
+/**
+ * Takes an iterator's results as they come: a consumer that waits as itself, with no promise, reaction
+ * or closure of its own while it waits (issue 14: an open stream waits for as long as its task runs).
+ * @internal
+ */
+export interface ResultReceiver<T> {
+  receive(result: IteratorResult<T>): void;
+  fail(error: unknown): void;
+}
+
+/** An async iterator that also hands its next result to a {@link ResultReceiver}. @internal */
+export interface ReceivingIterator<T> extends AsyncIterator<T> {
+  /** The next result if it is there now; otherwise undefined, and `receiver` is given it later (once, never from within this call). */
+  nextTo(receiver: ResultReceiver<T>): IteratorResult<T> | undefined;
+}
+
+/** `iterator`'s next result now, or undefined and `receiver` is given it later: through `nextTo` where the iterator has it, else `next()`. @internal */
+export function nextTo<T>(iterator: AsyncIterator<T>, receiver: ResultReceiver<T>): IteratorResult<T> | undefined {
+  if ('nextTo' in iterator) return (iterator as ReceivingIterator<T>).nextTo(receiver);
+  whenSettled(iterator.next(), receiver);
+  return undefined;
+}
+
+function whenSettled<T>(result: Promise<IteratorResult<T>>, receiver: ResultReceiver<T>): void {
+  result.then(
+    (settled) => receiver.receive(settled),
+    (error: unknown) => receiver.fail(error),
+  );
+}
+
 /** @internal */
-export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEvent> {
+export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEvent>, ReceivingIterator<LoggedEvent> {
   /** Resolves the `next()` that waits. */
   private resolve?: (result: IteratorResult<LoggedEvent> | Promise<IteratorResult<LoggedEvent>>) => void;
+  /** The receiver that waits ({@link nextTo}) instead of a `next()`: the follower holds it, and no promise. */
+  private receiver?: ResultReceiver<LoggedEvent>;
   /** The `next()` in progress (waiting, or reading): one at a time, another asked meanwhile comes after it. */
-  private busy?: Promise<IteratorResult<LoggedEvent>>;
+  private busy?: Promise<unknown>;
   private finished = false;
 
   /** `signal` may be left out: the follower then ends on `return()` (or its log closing) only. */
@@ -53,7 +85,7 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
   }
 
   next(): Promise<IteratorResult<LoggedEvent>> {
-    const busy = this.busy;
+    const busy = this.busy ?? (this.receiver && this.afterReceiver());
     if (busy) {
       return busy.then(
         () => this.next(),
@@ -61,21 +93,41 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
       );
     }
     const stepped = this.step();
-    return stepped instanceof Promise ? stepped : Promise.resolve(stepped);
+    return stepped instanceof Promise ? stepped : Promise.resolve(stepped!);
+  }
+
+  nextTo(receiver: ResultReceiver<LoggedEvent>): IteratorResult<LoggedEvent> | undefined {
+    if (this.busy || this.receiver) {
+      whenSettled(this.next(), receiver); // one at a time, as next()
+      return undefined;
+    }
+    const stepped = this.step(receiver);
+    if (!(stepped instanceof Promise)) return stepped;
+    whenSettled(stepped, receiver);
+    return undefined;
   }
 
   /**
-   * The next event if there is one now, else a promise of it (then `busy`). A waiting `next()` is
-   * resolved with this directly, so an event that is there costs no promise of its own (fan-out).
+   * The next event if there is one now, else a promise of it (then `busy`), or with `receiver`,
+   * undefined: the receiver waits. A waiting `next()` is resolved with this directly, so an event
+   * that is there costs no promise of its own (fan-out).
    */
-  private step(): IteratorResult<LoggedEvent> | Promise<IteratorResult<LoggedEvent>> {
+  private step(receiver?: ResultReceiver<LoggedEvent>): IteratorResult<LoggedEvent> | Promise<IteratorResult<LoggedEvent>> | undefined {
     if (this.finished) return DONE;
     const taken = this.signal?.aborted || this.closed() ? END : this.take();
     if (taken === END) {
       this.finish();
       return DONE;
     }
-    if (taken === WAIT) return (this.busy = new Promise((resolve) => (this.resolve = resolve)));
+    if (taken === WAIT) {
+      if (!receiver) {
+        const waiting = new Promise<IteratorResult<LoggedEvent>>((resolve) => (this.resolve = resolve));
+        this.busy = waiting;
+        return waiting;
+      }
+      this.receiver = receiver;
+      return undefined;
+    }
     if (!(taken instanceof Promise)) return taken;
     return (this.busy = taken.then(
       () => {
@@ -102,11 +154,46 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
 
   /** Something changed (an event, an abort, a close): a waiting `next()` looks again. */
   wake(): void {
+    const receiver = this.receiver;
+    if (receiver) {
+      this.receiver = undefined;
+      // in a microtask, as a promise's reaction would be: never from within the log's append or read
+      queueMicrotask(() => this.serve(receiver));
+      return;
+    }
     const resolve = this.resolve;
     if (!resolve) return;
     this.resolve = undefined;
     this.busy = undefined;
-    resolve(this.step());
+    resolve(this.step()!);
+  }
+
+  /** A woken receiver looks again: it is given the next event, or waits again. */
+  private serve(receiver: ResultReceiver<LoggedEvent>): void {
+    let result: IteratorResult<LoggedEvent> | undefined;
+    try {
+      result = this.nextTo(receiver);
+    } catch (error) {
+      return receiver.fail(error);
+    }
+    if (result) receiver.receive(result);
+  }
+
+  /** Settles once the waiting receiver was given its result: a `next()` asked meanwhile comes after it. */
+  private afterReceiver(): Promise<void> {
+    const waiting = this.receiver!;
+    return new Promise<void>((served) => {
+      this.receiver = {
+        receive(result) {
+          served();
+          waiting.receive(result);
+        },
+        fail(error) {
+          served();
+          waiting.fail(error);
+        },
+      };
+    });
   }
 
   private finish(): void {
@@ -118,5 +205,8 @@ export abstract class EventLogFollower implements AsyncIterableIterator<LoggedEv
     this.resolve = undefined;
     this.busy = undefined;
     resolve?.(DONE);
+    const receiver = this.receiver;
+    this.receiver = undefined;
+    if (receiver) queueMicrotask(() => receiver.receive(DONE));
   }
 }

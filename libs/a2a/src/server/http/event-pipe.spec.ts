@@ -11,6 +11,7 @@ import type { ResolvedServerOptions } from '../server-options.js';
 import { EventPipe } from './event-pipe.js';
 import { REST_FORMAT } from './rest.binding.js';
 import { SseStreams } from './sse-streams.js';
+import type { ReceivingIterator, ResultReceiver } from '../../tasks/event-log-follower.js';
 
 const working = (text: string): StreamResponse => ({
   statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', message: { messageId: text, role: 'ROLE_AGENT', parts: [{ text }] } } },
@@ -23,13 +24,13 @@ class Events implements AsyncIterator<StreamEvent> {
   private wake?: (result: IteratorResult<StreamEvent>) => void;
 
   constructor(
-    private readonly events: StreamEvent[],
+    protected readonly list: StreamEvent[],
     private readonly then: Error | 'wait' | 'end',
   ) {}
 
   next(): Promise<IteratorResult<StreamEvent>> {
     if (this.returned) return Promise.resolve({ done: true, value: undefined });
-    if (this.taken < this.events.length) return Promise.resolve({ done: false, value: this.events[this.taken++] });
+    if (this.taken < this.list.length) return Promise.resolve({ done: false, value: this.list[this.taken++] });
     if (this.then === 'end') return Promise.resolve({ done: true, value: undefined });
     if (this.then === 'wait') return new Promise((resolve) => (this.wake = resolve));
     return Promise.reject(this.then);
@@ -39,6 +40,39 @@ class Events implements AsyncIterator<StreamEvent> {
     this.returned = true;
     this.wake?.({ done: true, value: undefined });
     return { done: true, value: undefined };
+  }
+}
+
+/** {@link Events} that also hand their next result to a receiver (as the logs' followers do); `next()` is not to be called. */
+class ReceivingEvents extends Events implements ReceivingIterator<StreamEvent> {
+  nextCalls = 0;
+  waiting?: ResultReceiver<StreamEvent>;
+
+  override next(): Promise<IteratorResult<StreamEvent>> {
+    this.nextCalls++;
+    return super.next();
+  }
+
+  nextTo(receiver: ResultReceiver<StreamEvent>): IteratorResult<StreamEvent> | undefined {
+    if (this.returned) return { done: true, value: undefined };
+    if (this.taken < this.list.length) return { done: false, value: this.list[this.taken++] };
+    this.waiting = receiver;
+    return undefined;
+  }
+
+  /** Gives the waiting receiver `event`. */
+  give(event: StreamEvent): void {
+    const receiver = this.waiting!;
+    this.waiting = undefined;
+    receiver.receive({ done: false, value: event });
+  }
+
+  override async return(): Promise<IteratorResult<StreamEvent>> {
+    const receiver = this.waiting;
+    this.waiting = undefined;
+    const done = await super.return();
+    receiver?.receive(done);
+    return done;
   }
 }
 
@@ -86,6 +120,57 @@ describe('EventPipe', () => {
     const text = await read(origin);
     expect(text).toBe(`id: 1\ndata: ${JSON.stringify(working('a'))}\n\nid: 2\ndata: ${JSON.stringify(working('b'))}\n\n`);
     expect(streams.size).toBe(0);
+  });
+
+  it('waits as the receiver of events that take one (no next(), no promise of its own), and writes what it is given', async () => {
+    const events = new ReceivingEvents([{ seq: 1, event: working('a') }], 'wait');
+    const origin = await serve(events);
+    const text = read(origin);
+    await waitUntil(() => events.waiting !== undefined);
+    events.give({ seq: 2, event: working('b') });
+    await waitUntil(() => events.waiting !== undefined);
+    await events.return();
+    expect(await text).toBe(`id: 1\ndata: ${JSON.stringify(working('a'))}\n\nid: 2\ndata: ${JSON.stringify(working('b'))}\n\n`);
+    expect(events.nextCalls).toBe(0);
+  });
+
+  it("hears every open stream's response close through one listener, not a closure of its own each", async () => {
+    const responses: ServerResponse[] = [];
+    const events = [new Events([], 'wait'), new Events([], 'wait')];
+    let served = 0;
+    server = createServer((_req, res) => {
+      responses.push(res);
+      const stream = streams.reserve('caller', res);
+      stream.open({});
+      new EventPipe(stream, events[served++], REST_FORMAT, logger).start();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const clients = [0, 1].map(() => get(origin));
+    await waitUntil(() => responses.length === 2);
+    const [first, second] = responses.map((res) => res.listeners('close').filter((l) => l === streams.responseClosed));
+    expect(first).toHaveLength(1);
+    expect(second).toEqual(first);
+    clients.forEach((c) => c.destroy());
+    await waitUntil(() => events.every((e) => e.returned));
+    expect(streams.size).toBe(0);
+  });
+
+  it('a stream closed by shutdown (closeAll) tells its waiting events to stop', async () => {
+    const own = new SseStreams({ streaming: { heartbeatMs: 60_000, maxStreams: 10, maxStreamsPerCaller: 10 } } as ResolvedServerOptions);
+    const events = new ReceivingEvents([{ seq: 1, event: working('a') }], 'wait');
+    server = createServer((_req, res) => {
+      const stream = own.reserve('caller', res);
+      stream.open({});
+      new EventPipe(stream, events, REST_FORMAT, logger).start();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const text = read(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    await waitUntil(() => events.waiting !== undefined);
+    own.closeAll();
+    expect(await text).toBe(`id: 1\ndata: ${JSON.stringify(working('a'))}\n\n`);
+    await waitUntil(() => events.returned);
+    expect(events.returned).toBe(true);
   });
 
   it('sends a failure of the events as the last event, `event: error`, in the binding shape; an A2A error is not logged', async () => {

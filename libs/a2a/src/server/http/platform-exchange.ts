@@ -86,8 +86,17 @@ export function releaseRoutingState(platformRequest: unknown): void {
  * logger reads the same headers. An entry equal to the previous stream's (same name, same value) is
  * that one, frozen and shared: streams mostly send the same headers. Nothing changes if node's
  * property is not found.
+ *
+ * The text of the headers node sent (`_header`, ~0.3 KB, kept for `headersSent`) is likewise the
+ * previous stream's string when it is equal (the same headers and the same `Date` second: streams
+ * that open together, as after a reconnect storm), not a copy of its own.
  */
 export function compactSentHeaders(res: ServerResponse): void {
+  const sentText = res as unknown as { _header?: unknown };
+  if (typeof sentText._header === 'string' && res.headersSent) {
+    if (sentText._header === previousHeaderText) sentText._header = previousHeaderText;
+    else previousHeaderText = sentText._header;
+  }
   outHeadersKey ??= Object.getOwnPropertySymbols(res).find((key) => key.description === 'kOutHeaders');
   const slots = res as unknown as Record<symbol, SentHeaders | null | undefined>;
   const sent = outHeadersKey && res.headersSent ? slots[outHeadersKey] : undefined;
@@ -102,11 +111,29 @@ export function compactSentHeaders(res: ServerResponse): void {
   previousSentHeaders = compact;
 }
 
+/**
+ * node keeps an emitter's listeners in an object with a null prototype, which V8 keeps as a
+ * dictionary (~0.2 KB). An open stream's response has its listeners for good once its headers are
+ * out (node's `finish`, the stream's `close`), so they move to an ordinary (fast) object, still
+ * without a prototype, with the same entries in the same order: EventEmitter reads and changes it as
+ * before (issue 14).
+ */
+export function compactListeners(emitter: object): void {
+  const own = emitter as { _events?: Record<string | symbol, unknown> };
+  const listeners = own._events;
+  if (typeof listeners !== 'object' || listeners === null || Object.getPrototypeOf(listeners) !== null) return;
+  const compact = Object.setPrototypeOf({}, null) as Record<string | symbol, unknown>;
+  for (const key of Reflect.ownKeys(listeners)) compact[key] = listeners[key];
+  own._events = compact;
+}
+
 /** node's headers of a response: `[name as set, value]` by lower-case name. */
 type SentHeaders = Record<string, readonly [string, unknown]>;
 
 /** node's key of a response's headers (a symbol of its own, `kOutHeaders`), found on the first response. */
 let outHeadersKey: symbol | undefined;
+/** The last stream's header text, which the next one shares when equal. */
+let previousHeaderText = '';
 /** The last stream's compacted headers, whose entries the next one shares where equal. */
 let previousSentHeaders: SentHeaders = Object.setPrototypeOf({}, null) as SentHeaders;
 

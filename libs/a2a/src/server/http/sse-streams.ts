@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { ResourceExhaustedError, UnavailableError } from '../../protocol/errors.js';
 import { SSE_HEADERS, SSE_HEARTBEAT } from '../../protocol/sse.js';
 import { InjectA2AOptions } from '../../config/a2a.constants.js';
-import { compactSentHeaders } from './platform-exchange.js';
+import { compactListeners, compactSentHeaders } from './platform-exchange.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 
 /**
@@ -23,6 +23,8 @@ export class SseStream {
   private headersDue = false;
   /** The frames that wait for the end of the tick ('' none yet, after {@link open}); undefined when nothing waits. */
   private pending?: string;
+  /** Told once the stream closes, or its client goes (see {@link onClosed}). */
+  private watcher?: StreamWatcher;
 
   /** `slots` and `subject` rather than a closure that frees the slot: one object less per open stream. */
   constructor(
@@ -73,6 +75,7 @@ export class SseStream {
       this.res.cork();
       this.res.flushHeaders();
       compactSentHeaders(this.res);
+      compactListeners(this.res);
       if (chunk !== '') taken = this.res.write(chunk);
       this.res.uncork();
     } else {
@@ -90,10 +93,22 @@ export class SseStream {
     });
   }
 
-  /** Calls `stop` when the client has gone (at once if it has already), or once the stream closed and ended. */
-  onClientGone(stop: () => void): void {
-    if (this.res.destroyed) stop();
-    else this.res.once('close', stop);
+  /**
+   * Tells `watcher` when the client has gone (at once if it has already) or the stream closes. It is
+   * held as an object, and the response's `close` is heard by one listener for every stream
+   * (`SseStreams`): no closure, once-wrapper and its state per open stream (issue 14).
+   */
+  onClosed(watcher: StreamWatcher): void {
+    if (this.res.destroyed) return watcher.streamClosed();
+    this.watcher = watcher;
+    this.res.on('close', this.slots.responseClosed);
+  }
+
+  /** @internal The response closed (the client went, or the stream ended). */
+  responseClosed(): void {
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    watcher?.streamClosed();
   }
 
   /**
@@ -108,11 +123,18 @@ export class SseStream {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.slots.release(this);
+    this.slots.release(this, this.res);
     const chunk = this.pending;
     this.pending = undefined;
     if (this.opened && !this.res.writableEnded) this.res.end(chunk || undefined);
+    // released, `SseStreams` no longer finds it when the response's `close` comes
+    this.responseClosed();
   }
+}
+
+/** What {@link SseStream.onClosed} tells. */
+export interface StreamWatcher {
+  streamClosed(): void;
 }
 
 function flushAtTickEnd(stream: SseStream): void {
@@ -121,12 +143,20 @@ function flushAtTickEnd(stream: SseStream): void {
 
 @Injectable()
 export class SseStreams {
-  private readonly open = new Set<SseStream>();
+  /** Open streams by response: the one `close` listener finds a response's stream here. */
+  private readonly open = new Map<ServerResponse, SseStream>();
   private readonly perCaller = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private accepting = true;
 
+  /** The `close` listener of every open stream's response (called with the response as `this`). */
+  readonly responseClosed: (this: ServerResponse) => void;
+
   constructor(@InjectA2AOptions() private readonly options: ResolvedServerOptions) {
+    const open = this.open;
+    this.responseClosed = function (this: ServerResponse) {
+      open.get(this)?.responseClosed();
+    };
     this.timer = setInterval(() => this.open.forEach((s) => s.heartbeat()), options.streaming.heartbeatMs);
     this.timer.unref();
   }
@@ -145,13 +175,14 @@ export class SseStreams {
     }
     this.perCaller.set(subject, mine + 1);
     const stream = new SseStream(res, this, subject);
-    this.open.add(stream);
+    this.open.set(res, stream);
     return stream;
   }
 
   /** Frees the slot of a stream that closed. */
-  release(stream: SseStream): void {
-    if (!this.open.delete(stream)) return;
+  release(stream: SseStream, res: ServerResponse): void {
+    if (this.open.get(res) !== stream) return;
+    this.open.delete(res);
     const left = (this.perCaller.get(stream.subject) ?? 1) - 1;
     if (left > 0) this.perCaller.set(stream.subject, left);
     else this.perCaller.delete(stream.subject);
@@ -174,6 +205,6 @@ export class SseStreams {
   /** Ends every stream (shutdown, after running tasks were given their final event). */
   closeAll(): void {
     clearInterval(this.timer);
-    [...this.open].forEach((s) => s.close());
+    [...this.open.values()].forEach((s) => s.close());
   }
 }

@@ -183,7 +183,8 @@ export class RedisEventLog implements EventLog {
     feed.read = true; // a read issued for an earlier feed of this log may deliver to this one
     for (const follower of feed.followers) {
       if (logged.seq < follower.nextSeq) continue;
-      if (follower.queue.length < MAX_BUFFERED) follower.queue.push(logged);
+      const queue = (follower.queue ??= []);
+      if (queue.length < MAX_BUFFERED) queue.push(logged);
       else follower.mustReadTo = Math.max(follower.mustReadTo, logged.seq);
       follower.wake();
     }

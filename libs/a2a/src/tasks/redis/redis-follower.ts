@@ -10,8 +10,8 @@ import { EventLogFollower, WAIT } from '../event-log-follower.js';
 export interface Follower {
   /** The next sequence number it yields. */
   readonly nextSeq: number;
-  /** Events the reader delivered and the follower has not taken, in order. */
-  readonly queue: LoggedEvent[];
+  /** Events the reader delivered and the follower has not taken, in order; none while there are none. */
+  queue?: LoggedEvent[];
   /** Events up to this seq exist in the stream; those not queued are read with XRANGE. */
   mustReadTo: number;
   /** Resumes the follower if it waits for the reader (or for its abort, or for close). */
@@ -43,10 +43,11 @@ export interface FollowedLog {
  */
 export class RedisFollower extends EventLogFollower implements Follower {
   nextSeq: number;
-  readonly queue: LoggedEvent[] = [];
+  /** Made when the reader delivers, let go once taken: a waiting follower holds no array (issue 14). */
+  queue?: LoggedEvent[];
   mustReadTo = 0;
   /** An XRANGE page being yielded. */
-  private page: LoggedEvent[] = [];
+  private page?: LoggedEvent[];
   private feed?: Feed;
 
   /** `key` is not kept: the feed's own is used, one string per followed task rather than one per follower (issue 14). */
@@ -66,17 +67,20 @@ export class RedisFollower extends EventLogFollower implements Follower {
   }
 
   protected take(): IteratorResult<LoggedEvent> | Promise<void> | typeof WAIT {
-    while (this.page.length > 0) {
-      const logged = this.page.shift()!;
+    const { page } = this;
+    while (page && page.length > 0) {
+      const logged = page.shift()!;
       if (logged.seq !== this.nextSeq) continue;
       this.nextSeq++;
       return { done: false, value: logged };
     }
+    this.page = undefined;
     const { queue } = this;
-    while (queue.length > 0 && queue[0].seq < this.nextSeq) queue.shift(); // read meanwhile with XRANGE
-    const head = queue[0];
+    while (queue && queue.length > 0 && queue[0].seq < this.nextSeq) queue.shift(); // read meanwhile with XRANGE
+    const head = queue?.[0];
+    if (head?.seq === this.nextSeq) queue!.shift();
+    if (queue?.length === 0) this.queue = undefined;
     if (head?.seq === this.nextSeq) {
-      queue.shift();
       this.nextSeq++;
       return { done: false, value: head };
     }
@@ -100,7 +104,7 @@ export class RedisFollower extends EventLogFollower implements Follower {
   protected stop(): void {
     if (this.feed) this.log.unsubscribe(this.feed, this);
     this.feed = undefined;
-    this.queue.length = 0;
-    this.page = [];
+    this.queue = undefined;
+    this.page = undefined;
   }
 }
