@@ -35,6 +35,8 @@ export interface BenchConfig {
   readonly sittings: number;
   /** Another build's root (a worktree with its `dist-bench/` built) whose servers `cpu-per-request` compares with this one's. */
   readonly base?: string;
+  /** `cpu-per-request`: which requests it measures (`jsonrpc`, `rest`, `streaming`); all when not given. */
+  readonly requests?: readonly string[];
 }
 
 export interface Scenario {
@@ -63,7 +65,7 @@ export interface Measurement {
 
 const DEFAULTS = { ops: 2000, warmup: 500, concurrency: [1, 32], rounds: 5, roundMs: 2000, streams: 10_000, tasks: 100_000, sittings: 1 };
 
-/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N --sittings=N --base=DIR` or `BENCH_OPS`, `BENCH_ROUND_MS` etc. */
+/** The config from `--ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N --sittings=N --base=DIR --requests=a,b` or `BENCH_OPS`, `BENCH_ROUND_MS` etc. */
 export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchConfig {
   const given = (name: string): string | undefined =>
     args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? env[`BENCH_${name.toUpperCase().replaceAll('-', '_')}`];
@@ -89,6 +91,7 @@ export function readConfig(args: readonly string[], env: NodeJS.ProcessEnv = pro
     tasks: integer('tasks', DEFAULTS.tasks, 1),
     sittings: integer('sittings', DEFAULTS.sittings, 1),
     base: given('base') || undefined,
+    requests: given('requests')?.split(',').map((name) => name.trim()).filter(Boolean),
   };
 }
 

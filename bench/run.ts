@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- <scenario>... --ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N --sittings=N --base=DIR]`: runs the named
+ * `npm run bench [-- <scenario>... --ops=N --warmup=N --concurrency=1,32 --rounds=N --round-ms=N --streams=N --tasks=N --sittings=N --base=DIR --requests=a,b]`: runs the named
  * scenarios, or all of them. A scenario is a file `bench/scenarios/<name>.ts` whose default export
  * is a `Scenario` (see ./harness.ts); adding the file is all it takes to add one.
  */

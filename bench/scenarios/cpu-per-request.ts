@@ -1,8 +1,10 @@
 /**
- * The server's CPU per Message answer (SendMessage → Message, JSON-RPC and REST, 10 in flight): ours
- * on Express and Fastify, the bare Nest ceilings, and with `--base=<dir>` the same servers of another
- * build (a worktree of another commit with its `dist-bench/` built), so a change is judged against the
- * build before it in the same sitting.
+ * The server's CPU per request, 10 in flight: the Message answer (SendMessage → Message, JSON-RPC and
+ * REST) and streaming (SendStreamingMessage, JSON-RPC, 4 events; the requests and checks of
+ * `side-by-side`): ours on Express and Fastify, the SDK, the bare Nest ceilings (Message answer only),
+ * and with `--base=<dir>` ours of another build (a worktree of another commit with its `dist-bench/`
+ * built), so a change is judged against the build before it in the same sitting. `--requests=` picks
+ * some of `jsonrpc`, `rest`, `streaming` (default: all three).
  *
  * CPU time per request, not rate: on a machine other processes share, a round's rate swings with
  * their load far more than the CPU a request costs the server does. Each server's user + system time
@@ -19,52 +21,76 @@ import { out, type BenchConfig, type Scenario } from '../harness.js';
 import { median } from '../support/figures.js';
 import { LoadClient } from '../support/load.js';
 import { ServerProcess, ServerUnavailable } from '../support/server-process.js';
-import { ceilingStack, oursStack, PLATFORMS, type StackDef } from '../support/stacks.js';
-import { messageRequest, type Binding, type Platform } from '../support/wire.js';
+import { ceilingStack, oursStack, PLATFORMS, SDK_STACK, type StackDef } from '../support/stacks.js';
+import { messageRequest, streamingRequest, type Platform, type WireRequest } from '../support/wire.js';
 
 const IN_FLIGHT = 10;
-const BINDINGS: readonly Binding[] = ['jsonrpc', 'rest'];
+
+/** What is measured: a kind of request, and whether the ceilings (a fixed Message answer) serve it. */
+interface RequestKind {
+  readonly name: string;
+  readonly request: (seq: number) => WireRequest;
+  readonly ceiling: boolean;
+}
+
+const KINDS: Readonly<Record<string, RequestKind>> = {
+  jsonrpc: { name: 'Message, JSON-RPC', request: (seq) => messageRequest('jsonrpc', seq), ceiling: true },
+  rest: { name: 'Message, REST', request: (seq) => messageRequest('rest', seq), ceiling: true },
+  streaming: { name: 'streaming, 4 events', request: streamingRequest, ceiling: false },
+};
 
 interface Case {
   readonly label: string;
-  readonly platform: Platform;
-  readonly role: 'this' | 'base' | 'ceiling';
+  /** The platform of ours and the ceilings; none for the SDK (its own Express app, the same in every comparison). */
+  readonly platform?: Platform;
+  readonly role: 'this' | 'base' | 'ceiling' | 'sdk';
   readonly server: ServerProcess;
-  /** µs of server CPU per request, per round and binding. */
-  readonly perRound: Map<Binding, number[]>;
+  /** µs of server CPU per request, per round and kind of request. */
+  readonly perRound: Map<RequestKind, number[]>;
 }
 
 const scenario: Scenario = {
-  description: `server CPU per Message answer (${IN_FLIGHT} in flight): this build's ours and ceilings, and another build's with --base=<dir>`,
+  description: `server CPU per Message answer and per stream (${IN_FLIGHT} in flight): this build's ours, the SDK and the ceilings, and another build's ours with --base=<dir>`,
   async run(config: BenchConfig) {
+    const kinds = kindsOf(config.requests);
     const sittings: Case[][] = [];
     // every sitting starts its servers anew (in the other order each time): a process keeps its own speed for its life
-    for (let s = 0; s < config.sittings; s++) sittings.push(await sitting(config, s % 2 === 1));
-    print(sittings, config);
+    for (let s = 0; s < config.sittings; s++) sittings.push(await sitting(config, kinds, s % 2 === 1));
+    print(sittings, kinds, config);
   },
 };
 
+function kindsOf(names: readonly string[] | undefined): RequestKind[] {
+  if (names === undefined) return Object.values(KINDS);
+  const unknown = names.filter((n) => !(n in KINDS));
+  if (unknown.length > 0) throw new Error(`--requests: no ${unknown.join(', ')}; there are ${Object.keys(KINDS).join(', ')}`);
+  return names.map((n) => KINDS[n]);
+}
+
 /** One sitting: the servers started, a warm-up round each, then `config.rounds` rounds, and the servers stopped. */
-async function sitting(config: BenchConfig, baseFirst: boolean): Promise<Case[]> {
+async function sitting(config: BenchConfig, kinds: readonly RequestKind[], baseFirst: boolean): Promise<Case[]> {
   const cases: Case[] = [];
   const client = new LoadClient();
+  const withCeiling = kinds.some((k) => k.ceiling);
   try {
     for (const platform of PLATFORMS) {
-      const ours = [() => start(oursStack(platform), 'this'), ...(config.base === undefined ? [] : [() => start(oursStack(platform), 'base', config.base)])];
+      const ours = [() => start(oursStack(platform), 'this', kinds), ...(config.base === undefined ? [] : [() => start(oursStack(platform), 'base', kinds, config.base)])];
       for (const starting of baseFirst ? ours.reverse() : ours) cases.push(await starting());
-      cases.push(await start(ceilingStack(platform), 'ceiling'));
+      if (withCeiling) cases.push(await start(ceilingStack(platform), 'ceiling', kinds));
     }
+    cases.push(await start(SDK_STACK, 'sdk', kinds));
     let seq = 0;
-    const round = async (c: Case, binding: Binding) => {
+    const round = async (c: Case, kind: RequestKind) => {
       const before = c.server.cpuMicros();
-      const { ops } = await client.round(c.server.origin, (s) => messageRequest(binding, s), IN_FLIGHT, { ms: config.roundMs }, seq);
+      const { ops } = await client.round(c.server.origin, kind.request, IN_FLIGHT, { ms: config.roundMs }, seq);
       seq += ops + 1;
       return (c.server.cpuMicros() - before) / ops;
     };
-    for (const binding of BINDINGS) for (const c of cases) await round(c, binding); // warm-up
+    const serving = (kind: RequestKind, among: readonly Case[]) => among.filter((c) => c.perRound.has(kind));
+    for (const kind of kinds) for (const c of serving(kind, cases)) await round(c, kind); // warm-up
     for (let r = 0; r < config.rounds; r++) {
       const order = r % 2 === 0 ? cases : [...cases].reverse();
-      for (const binding of BINDINGS) for (const c of order) c.perRound.get(binding)!.push(await round(c, binding));
+      for (const kind of kinds) for (const c of serving(kind, order)) c.perRound.get(kind)!.push(await round(c, kind));
     }
     return cases;
   } finally {
@@ -73,11 +99,12 @@ async function sitting(config: BenchConfig, baseFirst: boolean): Promise<Case[]>
   }
 }
 
-async function start(def: StackDef, role: Case['role'], build?: string): Promise<Case> {
+async function start(def: StackDef, role: Case['role'], kinds: readonly RequestKind[], build?: string): Promise<Case> {
   const label = role === 'base' ? `${def.label} (base)` : def.label;
   const server = await ServerProcess.start(label, def.spec, build);
   if (server instanceof ServerUnavailable) throw new Error(`${label} did not start: ${server.reason}`);
-  return { label, platform: def.spec.platform, role, server, perRound: new Map(BINDINGS.map((b) => [b, []])) };
+  const served = role === 'ceiling' ? kinds.filter((k) => k.ceiling) : kinds;
+  return { label, platform: role === 'sdk' ? undefined : def.spec.platform, role, server, perRound: new Map(served.map((k) => [k, []])) };
 }
 
 /** The median of the per-round ratios `a / b`, and their range. */
@@ -95,34 +122,41 @@ function ratioText(perSitting: ReadonlyArray<{ median: number; min: number; max:
   return `${median(perSitting.map((r) => r.median)).toFixed(2)} (${perSitting.map((r) => r.median.toFixed(2)).join(', ')})`;
 }
 
-function print(sittings: ReadonlyArray<readonly Case[]>, config: BenchConfig): void {
+function print(sittings: ReadonlyArray<readonly Case[]>, kinds: readonly RequestKind[], config: BenchConfig): void {
   const several = sittings.length > 1;
   out(
-    `\nserver CPU per Message answer, µs (user + system from /proc), ${sittings.length} sitting(s) of ${config.rounds} rounds of ${config.roundMs} ms; ` +
+    `\nserver CPU per request, µs (user + system from /proc), ${sittings.length} sitting(s) of ${config.rounds} rounds of ${config.roundMs} ms; ` +
       `ratios: ${several ? "the median of the sittings' medians of the per-round ratios (each sitting's)" : 'the median of the per-round ratios (range)'}`,
   );
-  const rows = sittings[0].flatMap((first) =>
-    BINDINGS.map((binding) => {
-      // the same server in each sitting (their order differs: the two builds start in turn)
-      const own = (cases: readonly Case[]) => cases.find((c) => c.label === first.label)!.perRound.get(binding)!;
-      const all = sittings.flatMap(own);
-      const vs = (role: Case['role'], over: (mine: number[], other: number[]) => { median: number; min: number; max: number }) =>
-        sittings.map((cases) => {
-          const other = cases.find((o) => o.platform === first.platform && o.role === role)!.perRound.get(binding)!;
-          return over(own(cases), other);
-        });
-      const hasBase = sittings[0].some((o) => o.role === 'base');
-      return [
-        first.label,
-        binding === 'jsonrpc' ? 'JSON-RPC' : 'REST',
-        median(all).toFixed(1),
-        `${Math.min(...all).toFixed(0)}–${Math.max(...all).toFixed(0)}`,
-        first.role === 'this' && hasBase ? ratioText(vs('base', (mine, base) => ratios(mine, base))) : '—',
-        first.role !== 'ceiling' ? ratioText(vs('ceiling', (mine, ceiling) => ratios(ceiling, mine))) : '—',
-      ];
-    }),
+  const hasBase = sittings[0].some((o) => o.role === 'base');
+  const rows = kinds.flatMap((kind) =>
+    sittings[0]
+      .filter((first) => first.perRound.has(kind))
+      .map((first) => {
+        // the same server in each sitting (their order differs: the two builds start in turn)
+        const own = (cases: readonly Case[]) => cases.find((c) => c.label === first.label)!.perRound.get(kind)!;
+        const all = sittings.flatMap(own);
+        /** `first` against the server of `role` (on its platform, but for the SDK) in each sitting; `this row` is `a` when `invert`. */
+        const vs = (role: Case['role'], invert: boolean) =>
+          ratioText(
+            sittings.map((cases) => {
+              const other = cases.find((o) => o.role === role && (role === 'sdk' || o.platform === first.platform))!.perRound.get(kind)!;
+              return invert ? ratios(other, own(cases)) : ratios(own(cases), other);
+            }),
+          );
+        const ours = first.role === 'this' || first.role === 'base';
+        return [
+          first.label,
+          kind.name,
+          median(all).toFixed(1),
+          `${Math.min(...all).toFixed(0)}–${Math.max(...all).toFixed(0)}`,
+          first.role === 'this' && hasBase ? vs('base', false) : '—',
+          ours && kind.ceiling ? vs('ceiling', true) : '—',
+          ours ? vs('sdk', true) : '—',
+        ];
+      }),
   );
-  const header = ['case', 'binding', 'µs median', 'min–max', 'this/base', 'ceiling/this row'];
+  const header = ['case', 'request', 'µs median', 'min–max', 'this/base', 'ceiling/this row', 'SDK/this row'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const line of [header, ...rows]) out(line.map((cell, i) => cell.padEnd(widths[i])).join('  '));
 }
