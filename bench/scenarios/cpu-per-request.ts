@@ -4,7 +4,9 @@
  * `side-by-side`): ours on Express and Fastify, the SDK, the bare Nest ceilings (Message answer only),
  * and with `--base=<dir>` ours of another build (a worktree of another commit with its `dist-bench/`
  * built), so a change is judged against the build before it in the same sitting. `--requests=` picks
- * some of `jsonrpc`, `rest`, `streaming` (default: all three).
+ * some of `jsonrpc`, `rest`, `streaming` (default: all three). `load µs` is the load generator's own CPU
+ * per request (this process: send, read, check): what it leaves of the 2 cores bounds the rates
+ * `side-by-side` can show.
  *
  * CPU time per request, not rate: on a machine other processes share, a round's rate swings with
  * their load far more than the CPU a request costs the server does. Each server's user + system time
@@ -47,6 +49,8 @@ interface Case {
   readonly server: ServerProcess;
   /** µs of server CPU per request, per round and kind of request. */
   readonly perRound: Map<RequestKind, number[]>;
+  /** µs of the load generator's CPU (this process: sending, reading and checking) per request, per round and kind. */
+  readonly loadPerRound: Map<RequestKind, number[]>;
 }
 
 const scenario: Scenario = {
@@ -80,17 +84,21 @@ async function sitting(config: BenchConfig, kinds: readonly RequestKind[], baseF
     }
     cases.push(await start(SDK_STACK, 'sdk', kinds));
     let seq = 0;
-    const round = async (c: Case, kind: RequestKind) => {
+    const round = async (c: Case, kind: RequestKind, measured: boolean) => {
       const before = c.server.cpuMicros();
+      const load = process.cpuUsage();
       const { ops } = await client.round(c.server.origin, kind.request, IN_FLIGHT, { ms: config.roundMs }, seq);
+      const { user, system } = process.cpuUsage(load);
       seq += ops + 1;
-      return (c.server.cpuMicros() - before) / ops;
+      if (!measured) return;
+      c.perRound.get(kind)!.push((c.server.cpuMicros() - before) / ops);
+      c.loadPerRound.get(kind)!.push((user + system) / ops);
     };
     const serving = (kind: RequestKind, among: readonly Case[]) => among.filter((c) => c.perRound.has(kind));
-    for (const kind of kinds) for (const c of serving(kind, cases)) await round(c, kind); // warm-up
+    for (const kind of kinds) for (const c of serving(kind, cases)) await round(c, kind, false); // warm-up
     for (let r = 0; r < config.rounds; r++) {
       const order = r % 2 === 0 ? cases : [...cases].reverse();
-      for (const kind of kinds) for (const c of serving(kind, order)) c.perRound.get(kind)!.push(await round(c, kind));
+      for (const kind of kinds) for (const c of serving(kind, order)) await round(c, kind, true);
     }
     return cases;
   } finally {
@@ -104,7 +112,7 @@ async function start(def: StackDef, role: Case['role'], kinds: readonly RequestK
   const server = await ServerProcess.start(label, def.spec, build);
   if (server instanceof ServerUnavailable) throw new Error(`${label} did not start: ${server.reason}`);
   const served = role === 'ceiling' ? kinds.filter((k) => k.ceiling) : kinds;
-  return { label, platform: role === 'sdk' ? undefined : def.spec.platform, role, server, perRound: new Map(served.map((k) => [k, []])) };
+  return { label, platform: role === 'sdk' ? undefined : def.spec.platform, role, server, perRound: new Map(served.map((k) => [k, []])), loadPerRound: new Map(served.map((k) => [k, []])) };
 }
 
 /** The median of the per-round ratios `a / b`, and their range. */
@@ -136,6 +144,7 @@ function print(sittings: ReadonlyArray<readonly Case[]>, kinds: readonly Request
         // the same server in each sitting (their order differs: the two builds start in turn)
         const own = (cases: readonly Case[]) => cases.find((c) => c.label === first.label)!.perRound.get(kind)!;
         const all = sittings.flatMap(own);
+        const load = sittings.flatMap((cases) => cases.find((c) => c.label === first.label)!.loadPerRound.get(kind)!);
         /** `first` against the server of `role` (on its platform, but for the SDK) in each sitting; `this row` is `a` when `invert`. */
         const vs = (role: Case['role'], invert: boolean) =>
           ratioText(
@@ -153,10 +162,11 @@ function print(sittings: ReadonlyArray<readonly Case[]>, kinds: readonly Request
           first.role === 'this' && hasBase ? vs('base', false) : '—',
           ours && kind.ceiling ? vs('ceiling', true) : '—',
           ours ? vs('sdk', true) : '—',
+          median(load).toFixed(1),
         ];
       }),
   );
-  const header = ['case', 'request', 'µs median', 'min–max', 'this/base', 'ceiling/this row', 'SDK/this row'];
+  const header = ['case', 'request', 'µs median', 'min–max', 'this/base', 'ceiling/this row', 'SDK/this row', 'load µs'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   for (const line of [header, ...rows]) out(line.map((cell, i) => cell.padEnd(widths[i])).join('  '));
 }
