@@ -35,7 +35,7 @@ export interface BenchConfig {
   readonly sittings: number;
   /** Another build's root (a worktree with its `dist-bench/` built) whose servers `cpu-per-request` compares with this one's. */
   readonly base?: string;
-  /** `cpu-per-request`: which requests it measures (`jsonrpc`, `rest`, `streaming`); all when not given. */
+  /** `cpu-per-request`: which requests it measures (`jsonrpc`, `rest`, `lifecycle`, `streaming`); all when not given. */
   readonly requests?: readonly string[];
 }
 

@@ -1,10 +1,10 @@
 /**
  * The server's CPU per request, 10 in flight: the Message answer (SendMessage → Message, JSON-RPC and
- * REST) and streaming (SendStreamingMessage, JSON-RPC, 4 events; the requests and checks of
+ * REST), the task lifecycle and streaming (SendStreamingMessage, JSON-RPC, 4 events; the requests and checks of
  * `side-by-side`): ours on Express and Fastify, the SDK, the bare Nest ceilings (Message answer only),
  * and with `--base=<dir>` ours of another build (a worktree of another commit with its `dist-bench/`
  * built), so a change is judged against the build before it in the same sitting. `--requests=` picks
- * some of `jsonrpc`, `rest`, `streaming` (default: all three). `load µs` is the load generator's own CPU
+ * some of `jsonrpc`, `rest`, `lifecycle` (blocking SendMessage → the COMPLETED task), `streaming` (default: all). `load µs` is the load generator's own CPU
  * per request (this process: send, read, check): what it leaves of the 2 cores bounds the rates
  * `side-by-side` can show.
  *
@@ -24,7 +24,7 @@ import { median } from '../support/figures.js';
 import { LoadClient } from '../support/load.js';
 import { ServerProcess, ServerUnavailable } from '../support/server-process.js';
 import { ceilingStack, oursStack, PLATFORMS, SDK_STACK, type StackDef } from '../support/stacks.js';
-import { messageRequest, streamingRequest, type Platform, type WireRequest } from '../support/wire.js';
+import { lifecycleRequest, messageRequest, streamingRequest, type Platform, type WireRequest } from '../support/wire.js';
 
 const IN_FLIGHT = 10;
 
@@ -38,6 +38,7 @@ interface RequestKind {
 const KINDS: Readonly<Record<string, RequestKind>> = {
   jsonrpc: { name: 'Message, JSON-RPC', request: (seq) => messageRequest('jsonrpc', seq), ceiling: true },
   rest: { name: 'Message, REST', request: (seq) => messageRequest('rest', seq), ceiling: true },
+  lifecycle: { name: 'task lifecycle', request: lifecycleRequest, ceiling: false },
   streaming: { name: 'streaming, 4 events', request: streamingRequest, ceiling: false },
 };
 

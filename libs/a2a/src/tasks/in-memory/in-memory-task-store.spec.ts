@@ -112,6 +112,12 @@ describe('InMemoryTaskStore context index', () => {
     expect(await inContext('ctx')).toEqual(['new']);
     expect(await inContext('elsewhere')).toEqual(['moving']);
     expect((await store.list({ ...scope, subject: 'bob' }, { contextId: 'ctx', pageSize: 10 })).totalSize).toBe(0);
+    // a context of one task, and one emptied by eviction
+    await store.save(scope, makeTask('solo', { contextId: 'lonely', state: 'TASK_STATE_COMPLETED' }), 1, 0); // evicts 'new'
+    expect(await inContext('ctx')).toEqual([]);
+    expect(await inContext('lonely')).toEqual(['solo']);
+    await store.save(scope, makeTask('second', { contextId: 'ctx' }), 1, 0);
+    expect(await inContext('ctx')).toEqual(['second']);
     store.close();
   });
 });

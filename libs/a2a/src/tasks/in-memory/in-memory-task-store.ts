@@ -23,8 +23,10 @@ export class InMemoryTaskStore implements TaskStore {
   /**
    * Task ids by scope and contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its
    * context only. Keyed by the scope too, so one caller's tasks in a context never slow another's list.
+   * A context of one task (the usual: a message that names no context starts one) holds its id alone,
+   * not a Set: a Set and its table are ~200 bytes more per kept task, made and collected per task.
    */
-  private readonly contexts = new Map<string, Set<string>>();
+  private readonly contexts = new Map<string, string | Set<string>>();
   private readonly finished: TerminalRetention;
   private readonly interrupted: TerminalRetention;
   private readonly budget: StorageBudget;
@@ -97,7 +99,7 @@ export class InMemoryTaskStore implements TaskStore {
     const candidates =
       query.contextId === undefined
         ? this.tasks.values()
-        : [...(this.contexts.get(contextKey(scope, query.contextId)) ?? [])].map((id) => this.tasks.get(id)!);
+        : idsOf(this.contexts.get(contextKey(scope, query.contextId))).map((id) => this.tasks.get(id)!);
     const matching = [...candidates]
       .filter(({ scope: s, task }) => {
         if (!sameScope(s, scope)) return false;
@@ -152,16 +154,17 @@ export class InMemoryTaskStore implements TaskStore {
     if (task.contextId === undefined) return;
     const key = contextKey(scope, task.contextId);
     const ids = this.contexts.get(key);
-    if (ids) ids.add(task.id);
-    else this.contexts.set(key, new Set([task.id]));
+    if (ids === undefined) this.contexts.set(key, task.id);
+    else if (typeof ids !== 'string') ids.add(task.id);
+    else if (ids !== task.id) this.contexts.set(key, new Set([ids, task.id]));
   }
 
   private unindex({ scope, task }: StoredTask): void {
     if (task.contextId === undefined) return;
     const key = contextKey(scope, task.contextId);
     const ids = this.contexts.get(key);
-    ids?.delete(task.id);
-    if (ids?.size === 0) this.contexts.delete(key);
+    if (ids === task.id) this.contexts.delete(key);
+    else if (typeof ids === 'object' && ids.delete(task.id) && ids.size === 0) this.contexts.delete(key);
   }
 
   private drop(taskId: string): void {
@@ -174,6 +177,11 @@ export class InMemoryTaskStore implements TaskStore {
     this.budget.remove(taskId);
     for (const listener of this.dropListeners) listener(taskId);
   }
+}
+
+/** The task ids of a context's entry. */
+function idsOf(entry: string | Set<string> | undefined): string[] {
+  return entry === undefined ? [] : typeof entry === 'string' ? [entry] : [...entry];
 }
 
 /** One key per (scope, contextId), whatever characters they hold: each of the first three is length-prefixed. */
