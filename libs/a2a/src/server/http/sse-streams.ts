@@ -34,9 +34,9 @@ export class SseStream {
   ) {}
 
   /** Sets the status line and headers (HTTP 200, text/event-stream); they go out at the end of this tick. */
-  open(extraHeaders: Record<string, string>): void {
+  open(extraHeaders: Readonly<Record<string, string>>): void {
     this.opened = true;
-    this.res.writeHead(200, { ...SSE_HEADERS, ...extraHeaders });
+    this.res.writeHead(200, sseHeadersWith(extraHeaders));
     this.headersDue = true;
     this.pending = '';
     // from a microtask, so the tick's end comes after the promise callbacks already queued (a
@@ -135,6 +135,18 @@ export class SseStream {
 /** What {@link SseStream.onClosed} tells. */
 export interface StreamWatcher {
   streamClosed(): void;
+}
+
+/** The SSE headers with a stream's own, for the last `extra` seen: an exchange's headers are one shared object unless it adds one. */
+let lastExtra: Readonly<Record<string, string>> | undefined;
+let lastHeaders: Readonly<Record<string, string>> = SSE_HEADERS;
+
+function sseHeadersWith(extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (extra !== lastExtra) {
+    lastHeaders = Object.freeze({ ...SSE_HEADERS, ...extra });
+    lastExtra = extra;
+  }
+  return lastHeaders;
 }
 
 function flushAtTickEnd(stream: SseStream): void {
