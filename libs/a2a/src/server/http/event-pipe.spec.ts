@@ -219,6 +219,24 @@ describe('EventPipe', () => {
     expect(writes).toBe(1);
   });
 
+  it("sends each stream's own headers with the SSE ones, whichever stream came before", async () => {
+    const extras: Array<Record<string, string>> = [{ 'A2A-Version': '1.0' }, { 'A2A-Version': '1.0', 'A2A-Extensions': 'https://example.com/ext' }, { 'A2A-Version': '1.0' }];
+    let served = 0;
+    server = createServer((_req, res) => {
+      const stream = streams.reserve('caller', res);
+      stream.open(extras[served++]);
+      new EventPipe(stream, new Events([], 'end'), REST_FORMAT, logger).start();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const extra of extras) {
+      const headers = await new Promise<IncomingMessage['headers']>((resolve, reject) => get(origin, (res) => (res.resume(), resolve(res.headers))).on('error', reject));
+      expect(headers['content-type']).toBe('text/event-stream');
+      expect(headers['a2a-version']).toBe('1.0');
+      expect(headers['a2a-extensions']).toBe(extra['A2A-Extensions']);
+    }
+  });
+
   it('takes no more events than a client that does not read lets through: the socket, not the events at hand, sets the pace', async () => {
     const big = 'x'.repeat(10_000);
     const total = 2_000; // 20 MB, more than the kernel's buffers on both ends hold
