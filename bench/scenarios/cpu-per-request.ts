@@ -55,7 +55,7 @@ interface Case {
 }
 
 const scenario: Scenario = {
-  description: `server CPU per Message answer and per stream (${IN_FLIGHT} in flight): this build's ours, the SDK and the ceilings, and another build's ours with --base=<dir>`,
+  description: `server CPU per request: Message answer, task lifecycle, streaming (${IN_FLIGHT} in flight): this build's ours, the SDK and the ceilings, and another build's ours with --base=<dir>`,
   async run(config: BenchConfig) {
     const kinds = kindsOf(config.requests);
     const sittings: Case[][] = [];
