@@ -37,7 +37,6 @@ import {
 } from '../protocol/types.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/engine/task-manager.js';
-import type { Turn } from '../tasks/engine/turn.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
 import type { Context } from '../telemetry/telemetry-api.js';
@@ -238,23 +237,20 @@ export class A2ARequestHandler {
     return encoded;
   }
 
-  /**
-   * Not async: without an inline push config, the task manager's own promise (one async layer and
-   * its promise turns less per Message answer); its callers await it, so what it throws rejects them.
-   */
-  private startTurn(call: A2ACall, request: SendMessageRequest): Promise<Turn> {
+  private async startTurn(call: A2ACall, request: SendMessageRequest) {
     const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline) return this.startTurnWithPush(call, request, inline);
-    this.checkMediaTypes(call, request);
-    return this.tasks.send({ agent: call.agent, scope: this.scope(call), request, caller: call.caller, extensions: call.extensions });
-  }
-
-  private async startTurnWithPush(call: A2ACall, request: SendMessageRequest, inline: TaskPushNotificationConfig): Promise<Turn> {
-    if (!this.push.enabled) {
-      throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
+    if (inline) {
+      if (!this.push.enabled) {
+        throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
+      }
+      await this.push.validate(inline, 'configuration.taskPushNotificationConfig.url');
     }
-    await this.push.validate(inline, 'configuration.taskPushNotificationConfig.url');
-    this.checkMediaTypes(call, request);
+    const refused = request.message.parts.find((p) => p.mediaType !== undefined && !mediaTypeAccepted(p.mediaType, call.agent.inputModes));
+    if (refused) {
+      throw new ContentTypeNotSupportedError(`This agent does not take ${echoed(refused.mediaType!)}; it takes ${call.agent.inputModes.join(', ')}`, {
+        mediaType: echoed(refused.mediaType!),
+      });
+    }
     const scope = this.scope(call);
     return this.tasks.send({
       agent: call.agent,
@@ -263,17 +259,8 @@ export class A2ARequestHandler {
       caller: call.caller,
       extensions: call.extensions,
       // an inline config hears the task from its first event on (a continued task's: from its next)
-      beforeOpen: async (taskId, isNew) => void (await this.push.create(scope, taskId, inline, { protocolVersion: call.protocolVersion, newTask: isNew })),
+      beforeOpen: inline ? async (taskId, isNew) => void (await this.push.create(scope, taskId, inline, { protocolVersion: call.protocolVersion, newTask: isNew })) : undefined,
     });
-  }
-
-  private checkMediaTypes(call: A2ACall, request: SendMessageRequest): void {
-    const refused = request.message.parts.find((p) => p.mediaType !== undefined && !mediaTypeAccepted(p.mediaType, call.agent.inputModes));
-    if (refused) {
-      throw new ContentTypeNotSupportedError(`This agent does not take ${echoed(refused.mediaType!)}; it takes ${call.agent.inputModes.join(', ')}`, {
-        mediaType: echoed(refused.mediaType!),
-      });
-    }
   }
 
   /**
