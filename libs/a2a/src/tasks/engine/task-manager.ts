@@ -16,7 +16,6 @@ import type { ToolCallEvents } from '../tool-call-events.js';
 import { ConcurrentTaskUpdateError, requireTask, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope } from '../task-store.js';
 import { notifyingCommit } from './commit-pipeline.js';
 import { stillWorking, TaskClaims } from './task-claims.js';
-import { Deadlines } from './deadlines.js';
 import { Turn, type TurnDeps, type TurnParams } from './turn.js';
 import { newUuid } from './uuid.js';
 import { FAILURES } from './turn-events.js';
@@ -53,7 +52,6 @@ export class TaskManager {
   private readonly turns = new Map<string, Turn>();
   private readonly backend: TaskBackend;
   private readonly turnDeps: TurnDeps;
-  private readonly deadlines: Deadlines<Turn>;
   private readonly claims: TaskClaims;
   private readonly maxContextIdLength: number;
   /** Set at shutdown: no new turn starts. */
@@ -65,8 +63,7 @@ export class TaskManager {
     const logger = deps.logger ?? new Logger('A2A');
     const commit = notifyingCommit(backend, deps.listeners ?? []);
     this.backend = backend;
-    this.deadlines = new Deadlines<Turn>(options.executorTimeoutMs, (turn) => void turn.stop(FAILURES.timeout));
-    this.turnDeps = { ...ids, commit, logger, deadlines: this.deadlines, store: backend.store, toolEvents: deps.toolEvents };
+    this.turnDeps = { ...ids, commit, logger, executorTimeoutMs: options.executorTimeoutMs, store: backend.store, toolEvents: deps.toolEvents };
     this.maxContextIdLength = options.maxContextIdLength ?? DEFAULT_MAX_CONTEXT_ID_LENGTH;
     this.claims = new TaskClaims({ ...ids, backend, commit, logger, cancelWaitMs: options.cancelWaitMs ?? 5000 });
     backend.coordinator.onCancelRequest((taskId) => void this.turns.get(taskId)?.cancel().catch(() => undefined));
@@ -176,7 +173,6 @@ export class TaskManager {
       deadline.abort();
     }
     await Promise.all([...this.turns.values()].map((turn) => turn.stop(FAILURES.shutdown)));
-    this.deadlines.clear();
   }
 
   /**

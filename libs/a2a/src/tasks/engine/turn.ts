@@ -13,7 +13,6 @@ import { readConversation } from '../conversation.js';
 import { failedStepOf, TaskContext } from '../task-context.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskStore } from '../task-store.js';
 import type { ToolCallEvents } from '../tool-call-events.js';
-import type { Deadlines } from './deadlines.js';
 import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
 import { deferred, ignore, Latch, RESOLVED } from './deferred.js';
 import { artifactEvent, endingEvent, FAILURES, isoTime, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
@@ -48,8 +47,7 @@ export type TurnStart = { readonly message: Message } | { readonly taskId: strin
 export interface TurnDeps extends IdsAndClock {
   readonly commit: CommitFn;
   readonly logger: LoggerService;
-  /** The executor deadlines of every turn (a deadline that passes stops its turn). */
-  readonly deadlines: Deadlines<Turn>;
+  readonly executorTimeoutMs: number;
   /** What `ctx.conversation()` reads: the store's ListTasks by contextId. */
   readonly store: Pick<TaskStore, 'list'>;
   /** Where `ctx.runTool` tells what the wire does not. */
@@ -155,7 +153,8 @@ export class Turn {
       observeTool: observeToolCall,
       agent: agent.name,
     });
-    this.deps.deadlines.start(this);
+    const timer = setTimeout(() => void this.stop(FAILURES.timeout), this.deps.executorTimeoutMs);
+    timer.unref();
     const observed = observeTurn(agent.name, this.taskId, this.contextId);
     try {
       await (observed ? observed.run(() => agent.executor.execute(ctx)) : agent.executor.execute(ctx));
@@ -170,7 +169,7 @@ export class Turn {
         await this.enqueue(() => this.end(failure)).catch((e) => this.logWriteFailure(e));
       }
     } finally {
-      this.deps.deadlines.end(this);
+      clearTimeout(timer);
       await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
       this.settledLatch.resolve();
       this.finished.resolve();
