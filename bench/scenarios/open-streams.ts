@@ -43,7 +43,7 @@ interface Outcome {
 }
 
 /** One server of `def`, fresh, of this build or of the build at `base`. */
-export async function measure(def: StackDef, streams: number, base?: string): Promise<Outcome> {
+async function measure(def: StackDef, streams: number, base?: string): Promise<Outcome> {
   const build = base === undefined ? 'this' : 'base';
   const server = await ServerProcess.start(def.label, def.spec, base);
   if (server instanceof ServerUnavailable) {

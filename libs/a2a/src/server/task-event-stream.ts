@@ -8,7 +8,7 @@ import { isTerminalState, type StreamResponse } from '../protocol/types.js';
 import { taskView } from '../protocol/task-view.js';
 import type { LoggedEvent } from '../tasks/event-log.js';
 import type { StreamEvent } from './a2a-request-handler.js';
-import { DONE, nextTo, type ReceivingIterator, type ResultReceiver } from '../tasks/event-log-follower.js';
+import { DONE, nextTo, whenSettled, type ReceivingIterator, type ResultReceiver } from '../tasks/event-log-follower.js';
 
 /**
  * The events of `log`, shown as a stream shows them: ends after a terminal state or
@@ -80,10 +80,7 @@ export class TaskEventStream implements AsyncIterableIterator<StreamEvent>, Rece
   private shownTo(next: IteratorResult<LoggedEvent>, receiver: ResultReceiver<StreamEvent>): IteratorResult<StreamEvent> | undefined {
     const shown = this.shown(next);
     if (!(shown instanceof Promise)) return shown;
-    shown.then(
-      (result) => receiver.receive(result),
-      (error: unknown) => receiver.fail(error),
-    );
+    whenSettled(shown, receiver);
     return undefined;
   }
 

@@ -36,7 +36,8 @@ export function nextTo<T>(iterator: AsyncIterator<T>, receiver: ResultReceiver<T
   return undefined;
 }
 
-function whenSettled<T>(result: Promise<IteratorResult<T>>, receiver: ResultReceiver<T>): void {
+/** Hands `result` to `receiver` once it settles. @internal */
+export function whenSettled<T>(result: Promise<IteratorResult<T>>, receiver: ResultReceiver<T>): void {
   result.then(
     (settled) => receiver.receive(settled),
     (error: unknown) => receiver.fail(error),

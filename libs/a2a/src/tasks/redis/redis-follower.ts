@@ -78,9 +78,10 @@ export class RedisFollower extends EventLogFollower implements Follower {
     const { queue } = this;
     while (queue && queue.length > 0 && queue[0].seq < this.nextSeq) queue.shift(); // read meanwhile with XRANGE
     const head = queue?.[0];
-    if (head?.seq === this.nextSeq) queue!.shift();
+    const due = head?.seq === this.nextSeq;
+    if (due) queue!.shift();
     if (queue?.length === 0) this.queue = undefined;
-    if (head?.seq === this.nextSeq) {
+    if (due) {
       this.nextSeq++;
       return { done: false, value: head };
     }
