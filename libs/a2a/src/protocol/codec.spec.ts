@@ -16,6 +16,13 @@ function violations(schema: Schema, input: unknown, path?: string): FieldViolati
   return (error as InvalidParamsError).fieldViolations;
 }
 
+/** The violations `run` throws, as InvalidParamsError. */
+function thrownViolations(run: () => unknown): FieldViolation[] {
+  const error = thrown(run);
+  expect(error).toBeInstanceOf(InvalidParamsError);
+  return (error as InvalidParamsError).fieldViolations;
+}
+
 function fields(schema: Schema, input: unknown, path?: string): string[] {
   return violations(schema, input, path).map((v) => v.field);
 }
@@ -568,6 +575,45 @@ describe('decode: REQUIRED fields, reported with their path', () => {
       'params.message.messageId',
       'params.message.parts',
     ]);
+  });
+
+  it('names every kind of path under a prefix: list items in messages, lists in lists in maps, snake_case twins, bounds', () => {
+    const limits: DecodeLimits = { ...DEFAULT_DECODE_LIMITS, maxListItems: 2, maxContextIdLength: 4 };
+    const input = {
+      message: {
+        message_id: 'm1',
+        messageId: 'm2',
+        role: 'ROLE_USER',
+        parts: [{ text: 'a' }, { text: 1 }, {}, { text: 'a', url: 'https://b' }, { data: null, metadata: [] }],
+        referenceTaskIds: ['t', 2],
+        extensions: ['a', 'b', 'c'],
+        context_id: 'long-context',
+      },
+      configuration: { accepted_output_modes: ['a', 3], history_length: -1, taskPushNotificationConfig: { authentication: {}, url: 7 } },
+    };
+    expect(thrownViolations(() => decode(S.SendMessageRequestSchema, input, 'params', { limits }))).toEqual([
+      { field: 'params.message.messageId', description: 'given twice (camelCase and snake_case)' },
+      { field: 'params.message.parts[1].text', description: 'must be a string' },
+      { field: 'params.message.parts[2]', description: 'one of text, raw, url, data is required' },
+      { field: 'params.message.parts[3].url', description: 'only one of text, raw, url, data may be set' },
+      { field: 'params.message.parts[4].metadata', description: 'must be a JSON object' },
+      { field: 'params.message.referenceTaskIds[1]', description: 'must be a string' },
+      { field: 'params.message.extensions', description: 'must have at most 2 items (limits.maxListItems)' },
+      { field: 'params.message.contextId', description: 'must be a string of at most 4 characters (limits.maxContextIdLength)' },
+      { field: 'params.configuration.acceptedOutputModes[1]', description: 'must be a string' },
+      { field: 'params.configuration.historyLength', description: 'must be at least 0' },
+      { field: 'params.configuration.taskPushNotificationConfig.authentication.scheme', description: 'is required' },
+      { field: 'params.configuration.taskPushNotificationConfig.url', description: 'must be a string' },
+    ]);
+    const Grid = schema('Grid', { cells: { type: { map: { list: { list: 'int32' } } } }, rows: { type: { list: 'string' }, repeated: true } });
+    const key = 'k'.repeat(100);
+    expect(fields(Grid, { cells: { a: [[1, 'x']], [key]: [[], [2, 3, 'y']] }, rows: [['a'], ['b', false]] }, 'grid')).toEqual([
+      'grid.cells.a[0][1]',
+      `grid.cells.${'k'.repeat(64)}…[1][2]`,
+      'grid.rows[1][1]',
+    ]);
+    expect(fields(Grid, { cells: { a: 'x' } })).toEqual(['cells.a']);
+    expect(fields(Grid, { rows: [1] })).toEqual(['rows[0]']);
   });
 
   it('collects every violation at once, not only the first', () => {
