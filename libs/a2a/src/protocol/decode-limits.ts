@@ -57,62 +57,43 @@ function utf8Exceeds(text: string, max: number): boolean {
   return Buffer.byteLength(text, 'utf8') > max;
 }
 
-/** Records a violation of `field` (the decoder's own list). */
-export type ReportViolation = (field: string, description: string) => undefined;
-
-/**
- * The bound checks of one decoding; each answers whether the value may be decoded, and reports a
- * violation when it may not. Without limits every check passes.
- * @internal
+/*
+ * The bound checks of one decoding: each gives the violation's description when the value passes
+ * its bound, and `undefined` when it fits (always, without limits). The decoder names the field.
  */
-export class DecodeBounds {
-  constructor(
-    private readonly limits: DecodeLimits | undefined,
-    private readonly report: ReportViolation,
-  ) {}
 
-  /** A list within its length bound (checked before the list is walked). */
-  listFits(spec: FieldSpec, list: readonly unknown[], path: string): boolean {
-    if (this.limits === undefined) return true;
-    const name = spec.bound === 'parts' ? 'maxPartsPerMessage' : 'maxListItems';
-    if (list.length <= this.limits[name]) return true;
-    this.overLimit(path, name);
-    return false;
-  }
+/** A list within its length bound (checked before the list is walked). @internal */
+export function listOverBound(limits: DecodeLimits | undefined, spec: FieldSpec, list: readonly unknown[]): string | undefined {
+  if (limits === undefined) return undefined;
+  const name = spec.bound === 'parts' ? 'maxPartsPerMessage' : 'maxListItems';
+  return list.length <= limits[name] ? undefined : overLimit(limits, name);
+}
 
-  /** A map within `maxListItems` entries (counted without building the entry list). */
-  mapFits(map: Record<string, unknown>, path: string): boolean {
-    if (this.limits === undefined) return true;
-    let entries = 0;
-    for (const _ in map) {
-      if (++entries > this.limits.maxListItems) {
-        this.overLimit(path, 'maxListItems');
-        return false;
-      }
-    }
-    return true;
-  }
+/** A map within `maxListItems` entries (counted without building the entry list). @internal */
+export function mapOverBound(limits: DecodeLimits | undefined, map: Record<string, unknown>): string | undefined {
+  if (limits === undefined) return undefined;
+  let entries = 0;
+  for (const _ in map) if (++entries > limits.maxListItems) return overLimit(limits, 'maxListItems');
+  return undefined;
+}
 
-  /** A part's content or a metadata object within its byte bound (checked before its value is used). */
-  bytesFit(spec: FieldSpec, raw: unknown, path: string): boolean {
-    if (this.limits === undefined || (spec.bound !== 'partContent' && spec.bound !== 'metadata')) return true;
-    const name = spec.bound === 'partContent' ? 'maxPartBytes' : 'maxMetadataBytes';
-    const max = this.limits[name];
-    const over = typeof raw === 'string' ? utf8Exceeds(raw, max) : jsonSizeOf(raw, max) > max;
-    if (over) this.overLimit(path, name);
-    return !over;
-  }
+/** A part's content or a metadata object within its byte bound (checked before its value is used). @internal */
+export function bytesOverBound(limits: DecodeLimits | undefined, spec: FieldSpec, raw: unknown): string | undefined {
+  if (limits === undefined || (spec.bound !== 'partContent' && spec.bound !== 'metadata')) return undefined;
+  const name = spec.bound === 'partContent' ? 'maxPartBytes' : 'maxMetadataBytes';
+  const max = limits[name];
+  const over = typeof raw === 'string' ? utf8Exceeds(raw, max) : jsonSizeOf(raw, max) > max;
+  return over ? overLimit(limits, name) : undefined;
+}
 
-  /** A conversation id: one rule for its type and its length, so either violation names the bound. */
-  contextIdFits(spec: FieldSpec, raw: unknown, path: string): boolean {
-    const max = this.limits?.maxContextIdLength;
-    if (spec.bound !== 'contextId' || max === undefined || (typeof raw === 'string' && raw.length <= max)) return true;
-    this.report(path, contextIdRule(max));
-    return false;
-  }
+/** A conversation id: one rule for its type and its length, so either violation names the bound. @internal */
+export function contextIdOverBound(limits: DecodeLimits | undefined, spec: FieldSpec, raw: unknown): string | undefined {
+  const max = limits?.maxContextIdLength;
+  if (spec.bound !== 'contextId' || max === undefined || (typeof raw === 'string' && raw.length <= max)) return undefined;
+  return contextIdRule(max);
+}
 
-  /** Refuses `path` for passing the bound `name`; the value is never quoted. */
-  private overLimit(path: string, name: CountedLimit): void {
-    this.report(path, `must ${LIMIT_TEXT[name]} at most ${this.limits![name]} ${LIMIT_UNIT[name]} (${LIMIT_OPTION[name]})`);
-  }
+/** Why a value passing the bound `name` is refused; the value is never quoted. */
+function overLimit(limits: DecodeLimits, name: CountedLimit): string {
+  return `must ${LIMIT_TEXT[name]} at most ${limits[name]} ${LIMIT_UNIT[name]} (${LIMIT_OPTION[name]})`;
 }

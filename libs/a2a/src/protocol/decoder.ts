@@ -8,7 +8,7 @@
  * its size.
  */
 import { discriminatorOf, fieldEntries, isDefault, oneofEntries, type FieldSpec, type Schema } from './codec-schema.js';
-import { DecodeBounds, type DecodeLimits } from './decode-limits.js';
+import { bytesOverBound, contextIdOverBound, listOverBound, mapOverBound, type DecodeLimits } from './decode-limits.js';
 import { InvalidParamsError, type FieldViolation } from './errors.js';
 import { isPlainObject, setEntry } from './json-value.js';
 
@@ -55,34 +55,64 @@ export interface DecodeOptions {
 /** One decoding: walks the input along its schema and collects the violations. */
 class Decoder {
   readonly violations: FieldViolation[] = [];
-  private readonly bounds: DecodeBounds;
+  /**
+   * The steps from the root to the value being decoded: field names and map keys (as a path quotes
+   * them), list indexes. Kept as steps and written out only when a violation names a path: most
+   * decodings have none.
+   */
+  private readonly steps: Array<string | number> = [];
 
   constructor(
-    private readonly requiredAsReceived = false,
-    limits?: DecodeLimits,
-  ) {
-    this.bounds = new DecodeBounds(limits, (field, description) => this.fail(field, description));
-  }
+    /** The path the decoded value is at (`params` under JSON-RPC), '' at the top. */
+    private readonly root: string,
+    private readonly requiredAsReceived: boolean,
+    private readonly limits: DecodeLimits | undefined,
+  ) {}
 
   /** Is a REQUIRED field kept as received, default value or not? */
   private kept(spec: FieldSpec): boolean {
     return this.requiredAsReceived && spec.required === true;
   }
 
-  fail(field: string, description: string): undefined {
+  /** The path of the value being decoded: `a.b[0].c`. */
+  private path(): string {
+    let path = this.root;
+    for (const step of this.steps) path = typeof step === 'number' ? `${path}[${step}]` : join(path, step);
+    return path;
+  }
+
+  /** Reports the value being decoded. */
+  private fail(description: string): undefined {
+    return this.report(this.path(), description);
+  }
+
+  /** Reports the field `key` of the message being decoded. */
+  private failField(key: string, description: string): undefined {
+    return this.report(join(this.path(), key), description);
+  }
+
+  private report(field: string, description: string): undefined {
     this.violations.push({ field, description });
     if (this.violations.length >= MAX_VIOLATIONS) throw new TooManyViolations();
     return undefined;
   }
 
-  message(schema: Schema, input: unknown, path: string): Record<string, unknown> | undefined {
-    if (!isPlainObject(input)) return this.fail(path || '(body)', 'must be a JSON object');
-    if (schema.variants !== undefined) return this.variant(schema, input, path);
+  /** Decodes `raw` as one value of `spec` at `step` (a list index, a map key) below the value being decoded. */
+  private singleAt(step: string | number, spec: FieldSpec, raw: unknown): unknown {
+    this.steps.push(step);
+    const value = this.single(spec, raw);
+    this.steps.pop();
+    return value;
+  }
+
+  message(schema: Schema, input: unknown): Record<string, unknown> | undefined {
+    if (!isPlainObject(input)) return this.report(this.path() || '(body)', 'must be a JSON object');
+    if (schema.variants !== undefined) return this.variant(schema, input);
     const out: Record<string, unknown> = {};
     if (schema.discriminator !== undefined) {
       // where only one schema can be (not in a union), the discriminator may be left out; a wrong one is refused
       const { key, value } = schema.discriminator;
-      if (input[key] !== undefined && input[key] !== value) this.fail(join(path, key), `must be ${JSON.stringify(value)}`);
+      if (input[key] !== undefined && input[key] !== value) this.failField(key, `must be ${JSON.stringify(value)}`);
       else out[key] = value;
     }
     const rawKeys = Object.keys(input);
@@ -99,122 +129,128 @@ class Decoder {
       const key = fieldName(schema, rawKey);
       const spec = schema.fields[key];
       if (!spec) continue; // unknown fields are ignored (spec §5.7)
-      const fieldPath = join(path, key);
       if (seen === undefined && key !== rawKey) seen = new Set(rawKeys.slice(0, i).map((k) => fieldName(schema, k)));
       if (seen?.has(key)) {
-        this.fail(fieldPath, 'given twice (camelCase and snake_case)');
+        this.failField(key, 'given twice (camelCase and snake_case)');
         continue;
       }
       seen?.add(key);
       const before = this.violations.length;
-      const value = this.field(spec, rawValue, fieldPath);
+      this.steps.push(key);
+      const value = this.field(spec, rawValue);
+      this.steps.pop();
       if (this.violations.length > before) (refused ??= new Set()).add(key);
       if (value !== undefined) out[key] = value;
     }
-    this.checkRequired(schema, out, path, refused);
-    this.checkOneofs(schema, out, path, refused);
+    this.checkRequired(schema, out, refused);
+    this.checkOneofs(schema, out, refused);
     return out;
   }
 
   /** A union: the discriminator's value picks the variant (its value is never echoed: it may be anything). */
-  private variant(schema: Schema, input: Record<string, unknown>, path: string): Record<string, unknown> | undefined {
+  private variant(schema: Schema, input: Record<string, unknown>): Record<string, unknown> | undefined {
     const variants = schema.variants!();
     const key = discriminatorOf(variants[0], schema).key;
     const match = variants.find((v) => discriminatorOf(v, schema).value === input[key]);
-    if (match === undefined) return this.fail(join(path, key), `must be one of ${variants.map((v) => JSON.stringify(discriminatorOf(v, schema).value)).join(', ')}`);
-    return this.message(match, input, path);
+    if (match === undefined) return this.failField(key, `must be one of ${variants.map((v) => JSON.stringify(discriminatorOf(v, schema).value)).join(', ')}`);
+    return this.message(match, input);
   }
 
-  private field(spec: FieldSpec, raw: unknown, path: string): unknown {
+  private field(spec: FieldSpec, raw: unknown): unknown {
     if (raw === null && (spec.repeated || spec.type !== 'value')) return undefined;
     if (spec.repeated) {
-      if (!Array.isArray(raw)) return this.fail(path, 'must be an array');
-      if (!this.bounds.listFits(spec, raw, path)) return undefined;
-      const items: unknown[] = [];
-      raw.forEach((item, i) => {
-        const value = this.single(spec, item, `${path}[${i}]`);
-        if (value !== undefined) items.push(value);
-      });
-      return items.length === 0 && !spec.presence && !this.kept(spec) ? undefined : items;
+      const items = this.list(spec, spec, raw);
+      return items === undefined || (items.length === 0 && !spec.presence && !this.kept(spec)) ? undefined : items;
     }
-    if (!this.bounds.bytesFit(spec, raw, path)) return undefined;
-    if (!this.bounds.contextIdFits(spec, raw, path)) return undefined;
-    const value = this.single(spec, raw, path);
+    const over = bytesOverBound(this.limits, spec, raw) ?? contextIdOverBound(this.limits, spec, raw);
+    if (over !== undefined) return this.fail(over);
+    const value = this.single(spec, raw);
     if (value === undefined || spec.presence || this.kept(spec)) return value;
     // an unset REQUIRED field is reported by checkRequired; a default value counts as unset
     return isDefault(spec.type, value) ? undefined : value;
   }
 
-  private single(spec: FieldSpec, raw: unknown, path: string): unknown {
+  /** The items of a list (`spec` bounds its length, `item` reads each), the refused ones left out. */
+  private list(spec: FieldSpec, item: FieldSpec, raw: unknown): unknown[] | undefined {
+    if (!Array.isArray(raw)) return this.fail('must be an array');
+    const over = listOverBound(this.limits, spec, raw);
+    if (over !== undefined) return this.fail(over);
+    const items: unknown[] = [];
+    for (let i = 0; i < raw.length; i++) {
+      const value = this.singleAt(i, item, raw[i]);
+      if (value !== undefined) items.push(value);
+    }
+    return items;
+  }
+
+  private single(spec: FieldSpec, raw: unknown): unknown {
     const type = spec.type;
     if (typeof type === 'object') {
-      if ('enum' in type) return this.enumValue(type.enum, raw, path, type.namesOnly === true);
-      if ('message' in type) return this.message(type.message(), raw, path);
-      if ('list' in type) {
-        if (!Array.isArray(raw)) return this.fail(path, 'must be an array');
-        if (!this.bounds.listFits(spec, raw, path)) return undefined;
-        return raw.map((item, i) => this.single({ type: type.list }, item, `${path}[${i}]`)).filter((item) => item !== undefined);
-      }
-      if (!isPlainObject(raw)) return this.fail(path, 'must be a JSON object');
-      if (!this.bounds.mapFits(raw, path)) return undefined;
+      if ('enum' in type) return this.enumValue(type.enum, raw, type.namesOnly === true);
+      if ('message' in type) return this.message(type.message(), raw);
+      if ('list' in type) return this.list(spec, { type: type.list }, raw);
+      if (!isPlainObject(raw)) return this.fail('must be a JSON object');
+      const over = mapOverBound(this.limits, raw);
+      if (over !== undefined) return this.fail(over);
+      const entry: FieldSpec = { type: type.map };
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(raw)) {
-        const value = this.single({ type: type.map }, v, `${path}.${keyInPath(k)}`);
+        const value = this.singleAt(keyInPath(k), entry, v);
         if (value !== undefined) setEntry(out, k, value);
       }
       return out;
     }
     switch (type) {
       case 'string':
-        return typeof raw === 'string' ? raw : this.fail(path, 'must be a string');
+        return typeof raw === 'string' ? raw : this.fail('must be a string');
       case 'bool':
-        return typeof raw === 'boolean' ? raw : this.fail(path, 'must be a boolean');
+        return typeof raw === 'boolean' ? raw : this.fail('must be a boolean');
       case 'int32':
-        return this.int32(spec, raw, path);
+        return this.int32(spec, raw);
       case 'bytes':
-        if (typeof raw !== 'string' || !BASE64.test(raw)) return this.fail(path, 'must be a base64 string');
+        if (typeof raw !== 'string' || !BASE64.test(raw)) return this.fail('must be a base64 string');
         return Buffer.from(raw, 'base64').toString('base64');
       case 'timestamp':
-        return this.timestamp(raw, path, RFC3339);
+        return this.timestamp(raw, RFC3339);
       case 'datetime':
-        return this.timestamp(raw, path, ISO_DATETIME);
+        return this.timestamp(raw, ISO_DATETIME);
       case 'struct':
-        return isPlainObject(raw) ? raw : this.fail(path, 'must be a JSON object');
+        return isPlainObject(raw) ? raw : this.fail('must be a JSON object');
       case 'value':
         return raw;
     }
   }
 
-  private enumValue(names: readonly string[], raw: unknown, path: string, namesOnly: boolean): string | undefined {
+  private enumValue(names: readonly string[], raw: unknown, namesOnly: boolean): string | undefined {
     if (typeof raw === 'string' && names.includes(raw)) return raw;
     if (!namesOnly && typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 && raw < names.length) return names[raw];
-    return this.fail(path, `must be one of ${names.join(', ')}`);
+    return this.fail(`must be one of ${names.join(', ')}`);
   }
 
-  private int32(spec: FieldSpec, raw: unknown, path: string): number | undefined {
+  private int32(spec: FieldSpec, raw: unknown): number | undefined {
     const value = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) {
-      return this.fail(path, 'must be an integer');
+      return this.fail('must be an integer');
     }
-    if (spec.min !== undefined && value < spec.min) return this.fail(path, `must be at least ${spec.min}`);
-    if (spec.max !== undefined && value > spec.max) return this.fail(path, `must be at most ${spec.max}`);
+    if (spec.min !== undefined && value < spec.min) return this.fail(`must be at least ${spec.min}`);
+    if (spec.max !== undefined && value > spec.max) return this.fail(`must be at most ${spec.max}`);
     return value;
   }
 
-  private timestamp(raw: unknown, path: string, pattern: RegExp): string | undefined {
+  private timestamp(raw: unknown, pattern: RegExp): string | undefined {
     const match = typeof raw === 'string' ? pattern.exec(raw) : null;
     // no offset: UTC (Date.parse would read the local time)
     const time = match ? Date.parse(match[8] === undefined ? `${raw as string}Z` : (raw as string)) : NaN;
     if (!match || Number.isNaN(time) || !isCalendarTime(match)) {
-      return this.fail(path, pattern === RFC3339 ? 'must be an RFC 3339 timestamp, e.g. 2026-01-31T10:00:00.000Z' : 'must be an ISO 8601 date-time, e.g. 2026-01-31T10:00:00.000Z');
+      return this.fail(pattern === RFC3339 ? 'must be an RFC 3339 timestamp, e.g. 2026-01-31T10:00:00.000Z' : 'must be an ISO 8601 date-time, e.g. 2026-01-31T10:00:00.000Z');
     }
     return new Date(time).toISOString();
   }
 
-  private checkRequired(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string> | undefined): void {
+  private checkRequired(schema: Schema, out: Record<string, unknown>, refused: Set<string> | undefined): void {
     if (this.requiredAsReceived) return;
-    for (const [key, spec] of fieldEntries(schema)) {
-      if (!spec.required || out[key] !== undefined || refused?.has(key)) continue;
+    for (const [key, spec] of requiredEntries(schema)) {
+      if (out[key] !== undefined || refused?.has(key)) continue;
       if (spec.alwaysEmit) {
         // a REQUIRED map (`scopes`) is filled with an empty map, not a list
         out[key] = spec.repeated ? [] : {};
@@ -222,11 +258,11 @@ class Decoder {
       }
       // a present-but-default value was dropped by field(): report it the same way
       // a REQUIRED list with presence may be empty: it only has to be there
-      this.fail(join(path, key), spec.repeated && !spec.presence ? 'is required and must not be empty' : 'is required');
+      this.failField(key, spec.repeated && !spec.presence ? 'is required and must not be empty' : 'is required');
     }
   }
 
-  private checkOneofs(schema: Schema, out: Record<string, unknown>, path: string, refused: Set<string> | undefined): void {
+  private checkOneofs(schema: Schema, out: Record<string, unknown>, refused: Set<string> | undefined): void {
     if (schema.oneofs === undefined) return;
     for (const [name, oneof] of oneofEntries(schema)) {
       // the first two members set, in the oneof's order (no array per message)
@@ -240,12 +276,24 @@ class Decoder {
         }
         first = member;
       }
-      if (second !== undefined) this.fail(join(path, second), `only one of ${oneof.members.join(', ')} may be set`);
+      if (second !== undefined) this.failField(second, `only one of ${oneof.members.join(', ')} may be set`);
       const reported = refused !== undefined && oneof.members.some((m) => refused.has(m));
-      if (first === undefined && oneof.required && !reported) this.fail(path || name, `one of ${oneof.members.join(', ')} is required`);
+      if (first === undefined && oneof.required && !reported) this.report(this.path() || name, `one of ${oneof.members.join(', ')} is required`);
     }
   }
 }
+
+/** A schema's REQUIRED fields as [name, spec] pairs, made once per schema (checked for every message decoded). */
+function requiredEntries(schema: Schema): ReadonlyArray<readonly [string, FieldSpec]> {
+  let entries = REQUIRED.get(schema);
+  if (entries === undefined) {
+    entries = fieldEntries(schema).filter(([, spec]) => spec.required === true);
+    REQUIRED.set(schema, entries);
+  }
+  return entries;
+}
+
+const REQUIRED = new WeakMap<Schema, ReadonlyArray<readonly [string, FieldSpec]>>();
 
 /** The field a key of the input names: itself, an alias, or its camelCase form (or that form's alias). */
 function fieldName(schema: Schema, rawKey: string): string {
@@ -272,10 +320,10 @@ function isCalendarTime(match: RegExpExecArray): boolean {
  * @throws InvalidParamsError listing every violation, each naming its field path under `path`.
  */
 export function decode<T>(schema: Schema<T>, input: unknown, path = '', options: DecodeOptions = {}): T {
-  const decoder = new Decoder(options.required === 'as-received', options.limits);
+  const decoder = new Decoder(path, options.required === 'as-received', options.limits);
   let out: Record<string, unknown> | undefined;
   try {
-    out = decoder.message(schema, input, path);
+    out = decoder.message(schema, input);
   } catch (error) {
     if (!(error instanceof TooManyViolations)) throw error;
     throw new InvalidParamsError([...decoder.violations, { field: path || '(body)', description: `more violations not listed (decoding stops after ${MAX_VIOLATIONS})` }]);
