@@ -126,8 +126,10 @@ class Decoder {
     for (let i = 0; i < rawKeys.length; i++) {
       const rawKey = rawKeys[i];
       const rawValue = input[rawKey];
-      const key = fieldName(schema, rawKey);
-      const spec = schema.fields[key];
+      // most keys are their field's own name: one lookup
+      let key = rawKey;
+      let spec: FieldSpec | undefined = schema.fields[rawKey];
+      if (spec === undefined) spec = schema.fields[(key = fieldName(schema, rawKey))];
       if (!spec) continue; // unknown fields are ignored (spec §5.7)
       if (seen === undefined && key !== rawKey) seen = new Set(rawKeys.slice(0, i).map((k) => fieldName(schema, k)));
       if (seen?.has(key)) {
