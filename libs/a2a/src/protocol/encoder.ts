@@ -33,12 +33,15 @@ function encodeMessage(schema: Schema, value: Record<string, unknown>, fill: boo
       continue;
     }
     if (field.repeated) {
-      const items = field.asIs ? (v as unknown[]).slice() : (v as unknown[]).map((item) => encodeSingle(type, item, fill));
-      if (items.length > 0 || field.keepDefault) out[key] = items;
+      const list = v as unknown[];
+      if (list.length === 0 && !field.keepDefault) continue;
+      const items = field.asIs ? list.slice() : new Array<unknown>(list.length);
+      if (!field.asIs) for (let i = 0; i < list.length; i++) items[i] = encodeWalked(field, list[i], fill);
+      out[key] = items;
       continue;
     }
     if (field.mayDrop && isDefault(type, v)) continue;
-    out[key] = field.asIs ? v : encodeSingle(type, v, fill);
+    out[key] = field.asIs ? v : encodeWalked(field, v, fill);
   }
   return out;
 }
@@ -56,6 +59,13 @@ interface FieldPlan {
   readonly mayDrop: boolean;
   /** The value is written as it is (a scalar or an enum): nothing to walk. */
   readonly asIs: boolean;
+  /** The schema of a message field, resolved once (not through its thunk for every value). */
+  readonly message: Schema | undefined;
+}
+
+/** A message, list or map value of `field`, written out. */
+function encodeWalked(field: FieldPlan, value: unknown, fill: boolean): unknown {
+  return field.message !== undefined ? encodeMessage(field.message, value as Record<string, unknown>, fill) : encodeSingle(field.type, value, fill);
 }
 
 function planOf(schema: Schema): readonly FieldPlan[] {
@@ -72,6 +82,7 @@ function planOf(schema: Schema): readonly FieldPlan[] {
         keepDefault,
         mayDrop: !keepDefault && !(typeof spec.type === 'object' && ('message' in spec.type || 'list' in spec.type)),
         asIs: !walked,
+        message: typeof spec.type === 'object' && 'message' in spec.type ? spec.type.message() : undefined,
       };
     });
     PLANS.set(schema, plan);
