@@ -42,8 +42,7 @@ export function jsonRpcIdOf(body: unknown): JsonRpcId {
  * @throws JsonRpcEnvelopeError
  */
 export function parseJsonRpcCall(body: unknown): JsonRpcCall {
-  const call = parseJsonRpcEnvelope(body, isOperation);
-  return { ...call, method: call.method as A2AOperation };
+  return parseJsonRpcEnvelope(body, isOperation);
 }
 
 /**
@@ -51,7 +50,7 @@ export function parseJsonRpcCall(body: unknown): JsonRpcCall {
  * method names exist (another one is MethodNotFound, before its params are looked at).
  * @throws JsonRpcEnvelopeError
  */
-export function parseJsonRpcEnvelope(body: unknown, known: (method: string) => boolean): { id: JsonRpcId; method: string; params: unknown } {
+export function parseJsonRpcEnvelope<Method extends string>(body: unknown, known: (method: string) => method is Method): { id: JsonRpcId; method: Method; params: unknown } {
   if (Array.isArray(body)) throw new JsonRpcEnvelopeError(null, new InvalidRequestError('Batch requests are not supported'));
   if (typeof body !== 'object' || body === null) {
     throw new JsonRpcEnvelopeError(null, new InvalidRequestError('The request must be a JSON-RPC 2.0 request object'));

@@ -20,7 +20,7 @@ export interface V03JsonRpcCall {
  * @throws JsonRpcEnvelopeError
  */
 export function parseV03JsonRpcCall(body: unknown): V03JsonRpcCall {
-  const { id, method, params } = parseJsonRpcEnvelope(body, (name) => V03_JSON_RPC_METHODS.has(name));
+  const { id, method, params } = parseJsonRpcEnvelope(body, (name): name is string => V03_JSON_RPC_METHODS.has(name));
   return { id, method: V03_JSON_RPC_METHODS.get(method)!, params };
 }
 
