@@ -58,18 +58,18 @@ function utf8Exceeds(text: string, max: number): boolean {
 }
 
 /*
- * The bound checks of one decoding: each gives the violation's description when the value passes
- * its bound, and `undefined` when it fits (always, without limits). The decoder names the field.
+ * The bound checks of one decoding: each gives the violation's description when the value goes
+ * beyond its bound, and `undefined` when it fits (always, without limits). The decoder names the field.
  */
 
-/** A list within its length bound (checked before the list is walked). @internal */
+/** A list beyond its length bound (checked before the list is walked). @internal */
 export function listOverBound(limits: DecodeLimits | undefined, spec: FieldSpec, list: readonly unknown[]): string | undefined {
   if (limits === undefined) return undefined;
   const name = spec.bound === 'parts' ? 'maxPartsPerMessage' : 'maxListItems';
   return list.length <= limits[name] ? undefined : overLimit(limits, name);
 }
 
-/** A map within `maxListItems` entries (counted without building the entry list). @internal */
+/** A map of more than `maxListItems` entries (counted without building the entry list). @internal */
 export function mapOverBound(limits: DecodeLimits | undefined, map: Record<string, unknown>): string | undefined {
   if (limits === undefined) return undefined;
   let entries = 0;
@@ -77,7 +77,7 @@ export function mapOverBound(limits: DecodeLimits | undefined, map: Record<strin
   return undefined;
 }
 
-/** A part's content or a metadata object within its byte bound (checked before its value is used). @internal */
+/** A part's content or a metadata object beyond its byte bound (checked before its value is used). @internal */
 export function bytesOverBound(limits: DecodeLimits | undefined, spec: FieldSpec, raw: unknown): string | undefined {
   if (limits === undefined || (spec.bound !== 'partContent' && spec.bound !== 'metadata')) return undefined;
   const name = spec.bound === 'partContent' ? 'maxPartBytes' : 'maxMetadataBytes';
@@ -93,7 +93,7 @@ export function contextIdOverBound(limits: DecodeLimits | undefined, spec: Field
   return contextIdRule(max);
 }
 
-/** Why a value passing the bound `name` is refused; the value is never quoted. */
+/** Why a value beyond the bound `name` is refused; the value is never quoted. */
 function overLimit(limits: DecodeLimits, name: CountedLimit): string {
   return `must ${LIMIT_TEXT[name]} at most ${limits[name]} ${LIMIT_UNIT[name]} (${LIMIT_OPTION[name]})`;
 }
