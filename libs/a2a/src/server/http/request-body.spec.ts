@@ -32,7 +32,7 @@ describe('forgetBody (an open stream lets go of its request body)', () => {
   it('forgets what was read and the body it exposed', async () => {
     let after: { known: unknown; body: unknown } | undefined;
     handle = async (req) => {
-      await readBodyAhead(req, LIMITS);
+      await new Promise<void>((resolve) => readBodyAhead(req, LIMITS, resolve));
       exposeBody(req, LIMITS);
       expect(req.body).toEqual(JSON.parse(BODY));
       forgetBody(req);
@@ -46,7 +46,7 @@ describe('forgetBody (an open stream lets go of its request body)', () => {
     let after: { known: unknown; platformBody: unknown } | undefined;
     const hostBody = { set: 'by the host' };
     handle = async (req) => {
-      await readBodyAhead(req, LIMITS);
+      await new Promise<void>((resolve) => readBodyAhead(req, LIMITS, resolve));
       const platformRequest: { body?: unknown } = {};
       exposeBody(req, LIMITS, platformRequest);
       platformRequest.body = hostBody;
