@@ -57,10 +57,10 @@ export class BodyReadAhead {
 
   private readonly expressMiddleware = (req: IncomingMessage & { body?: unknown }, _res: ServerResponse, next: () => void): void => {
     if (this.routes.bindingOf(req.url) === undefined) return next();
-    void readBodyAhead(req, this.options.limits).then(() => {
+    readBodyAhead(req, this.options.limits, () => {
       exposeBody(req, this.options.limits);
       next();
-    }, next);
+    });
   };
 
   /**
@@ -69,15 +69,15 @@ export class BodyReadAhead {
    */
   private readonly fastifyPreParsing = (request: FastifyRequestLike, _reply: unknown, payload: unknown, done: (error: unknown, payload?: unknown) => void): void => {
     if (this.routes.bindingOf(request.url) === undefined) return done(null, payload);
-    // never rejects: a refusal is kept for the binding
-    void readBodyAhead(request.raw, this.options.limits).then(() => {
+    // never fails: a refusal is kept for the binding
+    readBodyAhead(request.raw, this.options.limits, () => {
       const seen = request.headers;
       this.fastifyHeaders.set(request, seen);
       // Fastify's view is node's headers merged with what is set here: when it is node's own, setting
       // only the three body headers spares a copy of every header (Fastify makes the merged one anyway)
       request.headers = seen === request.raw.headers ? NO_BODY : { ...seen, ...NO_BODY };
       done(null, payload);
-    }, done);
+    });
   };
 
   /** After parsing, before the route and its guards: the headers back, and `request.body` as a JSON parser would have set it. */

@@ -146,8 +146,9 @@ export abstract class HttpBinding {
   ): Promise<void> {
     const req = routed.raw;
     // 0.3 named its extensions header differently
-    const extensionsHeader = exchange.version === PROTOCOL_VERSION ? EXTENSIONS_HEADER : V03_EXTENSIONS_HEADER;
-    const extensions = activateExtensions(parseExtensionsHeader(req.headers[extensionsHeader.toLowerCase()]), agent.extensions);
+    const v1 = exchange.version === PROTOCOL_VERSION;
+    const extensionsHeader = v1 ? EXTENSIONS_HEADER : V03_EXTENSIONS_HEADER;
+    const extensions = activateExtensions(parseExtensionsHeader(req.headers[v1 ? EXTENSIONS_HEADER_LOWER : V03_EXTENSIONS_HEADER_LOWER]), agent.extensions);
     if (extensions.length > 0) exchange.headers = { ...exchange.headers, [extensionsHeader]: extensions.join(', ') };
     const resolved = this.callers.resolve(routed.request as IncomingMessage, { tenant });
     const call = new HttpCall(res, {
@@ -283,7 +284,10 @@ function requestedVersion(headers: IncomingHttpHeaders, url: string | undefined)
   return typeof value === 'string' ? value : undefined;
 }
 
+/** node's names of the headers read per request (lower-cased once, not per request). */
 const VERSION_HEADER_LOWER = VERSION_HEADER.toLowerCase();
+const EXTENSIONS_HEADER_LOWER = EXTENSIONS_HEADER.toLowerCase();
+const V03_EXTENSIONS_HEADER_LOWER = V03_EXTENSIONS_HEADER.toLowerCase();
 
 /** A promise or any other thenable (a resolver may return either): what `await` would wait for. */
 function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {

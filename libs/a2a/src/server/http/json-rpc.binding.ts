@@ -85,7 +85,8 @@ export class JsonRpcBinding extends HttpBinding {
       if (req.method !== 'POST') throw new MethodNotAllowedError('The JSON-RPC endpoint takes POST only', { allow: 'POST' });
       const agent = this.registry.resolve(routed.agent);
       checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
-      const body = await readJsonBody(req, this.options.limits);
+      const read = readJsonBody(req, this.options.limits);
+      const body = 'known' in read ? read.known : await read;
       if (body === undefined) throw new InvalidRequestError('The request has no body; send a JSON-RPC 2.0 request object');
       if (format instanceof V03JsonRpcFormat) {
         const rpc = parseV03JsonRpcCall(body);

@@ -13,6 +13,10 @@ describe('subPathOf (the REST path after the interface URL)', () => {
     // empty segments are dropped, as the router's matching does
     ['/a2a/rest//tasks//t-1/', '/tasks/t-1'],
     ['/a2a/rest/tasks/', '/tasks'],
+    ['//a2a///rest/tasks/t-1', '/tasks/t-1'],
+    ['/a2a/rest/', '/'],
+    ['/a2a/rest//', '/'],
+    ['/a2a/rest?x=/y', '/'],
   ])('%s → %s, on both platforms', (url, subPath) => {
     expect(subPathOf(fastify(url))).toBe(subPath);
     expect(subPathOf(express(url))).toBe(subPath);

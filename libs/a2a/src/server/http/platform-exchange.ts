@@ -144,9 +144,25 @@ let previousSentHeaders: SentHeaders = Object.setPrototypeOf({}, null) as SentHe
 export function subPathOf(platformRequest: unknown): string {
   const req = platformRequest as PlatformRequest;
   const prefixSegments = prefixSegmentsOf(String(req.route?.path ?? req.routeOptions?.url ?? ''));
-  const rawPath = pathOf(req.originalUrl ?? req.raw?.url ?? req.url ?? '');
-  return `/${rawPath.split('/').filter(Boolean).slice(prefixSegments).join('/')}`;
+  return afterSegments(pathOf(req.originalUrl ?? req.raw?.url ?? req.url ?? ''), prefixSegments);
 }
+
+/** `path` after its first `count` segments, empty segments dropped (as the router matches): `/` and the rest. */
+function afterSegments(path: string, count: number): string {
+  let at = 0;
+  for (let skipped = 0; skipped < count; skipped++) {
+    while (path.charCodeAt(at) === SLASH) at++;
+    const end = path.indexOf('/', at);
+    if (end < 0) return '/';
+    at = end;
+  }
+  const rest = path.slice(at);
+  // the usual path has no empty segment: nothing to split and join again (once per REST request)
+  if (rest.length > 1 && rest.charCodeAt(0) === SLASH && !rest.endsWith('/') && !rest.includes('//')) return rest;
+  return `/${rest.split('/').filter(Boolean).join('/')}`;
+}
+
+const SLASH = 0x2f;
 
 /** Segments before the catch-all of each route path seen: a handful of routes, asked once per request each. */
 const PREFIX_SEGMENTS = new Map<string, number>();

@@ -9,7 +9,7 @@ const BODY = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SubscribeToTask', 
 type Seen = IncomingMessage & { body?: unknown };
 
 /** Real requests on 127.0.0.1: each handled by `handle`, answered once it returns. */
-describe('forgetBody (an open stream lets go of its request body)', () => {
+describe('readBodyAhead and forgetBody (an open stream lets go of its request body)', () => {
   let server: Server;
   let handle: (req: Seen) => Promise<void>;
 
@@ -20,19 +20,37 @@ describe('forgetBody (an open stream lets go of its request body)', () => {
 
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  function post(): Promise<void> {
+  /** Posts BODY, in pieces written one after another when `pieces` > 1 (so the server reads several chunks). */
+  function post(pieces = 1): Promise<void> {
     return new Promise((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
         res.resume().on('end', resolve);
       });
-      req.on('error', reject).end(BODY);
+      req.on('error', reject);
+      const size = Math.ceil(BODY.length / pieces);
+      const write = (at: number): void => {
+        if (at + size >= BODY.length) return void req.end(BODY.slice(at));
+        req.write(BODY.slice(at, at + size));
+        setTimeout(() => write(at + size), 5);
+      };
+      write(0);
     });
   }
+
+  it('reads a body that comes in several chunks whole', async () => {
+    let known: unknown;
+    handle = async (req) => {
+      await new Promise<void>((resolve) => readBodyAhead(req, LIMITS, resolve));
+      known = bodyKnownSoFar(req, LIMITS);
+    };
+    await post(4);
+    expect(known).toEqual(JSON.parse(BODY));
+  });
 
   it('forgets what was read and the body it exposed', async () => {
     let after: { known: unknown; body: unknown } | undefined;
     handle = async (req) => {
-      await readBodyAhead(req, LIMITS);
+      await new Promise<void>((resolve) => readBodyAhead(req, LIMITS, resolve));
       exposeBody(req, LIMITS);
       expect(req.body).toEqual(JSON.parse(BODY));
       forgetBody(req);
@@ -46,7 +64,7 @@ describe('forgetBody (an open stream lets go of its request body)', () => {
     let after: { known: unknown; platformBody: unknown } | undefined;
     const hostBody = { set: 'by the host' };
     handle = async (req) => {
-      await readBodyAhead(req, LIMITS);
+      await new Promise<void>((resolve) => readBodyAhead(req, LIMITS, resolve));
       const platformRequest: { body?: unknown } = {};
       exposeBody(req, LIMITS, platformRequest);
       platformRequest.body = hostBody;

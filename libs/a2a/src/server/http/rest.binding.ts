@@ -22,6 +22,9 @@ export const REST_FORMAT: WireFormat = {
   event: (event) => sharedEventJson(event.event, encodeStreamEvent),
 };
 
+/** What a route without a body reads. */
+const NO_BODY = Object.freeze({ known: undefined });
+
 @Injectable()
 export class RestBinding extends HttpBinding {
   readonly protocolBinding = 'HTTP+JSON';
@@ -43,7 +46,8 @@ export class RestBinding extends HttpBinding {
       const agent = this.registry.resolve(routed.agent);
       if (exchange.format instanceof V03RestFormat) return await this.serveV03(routed, res, exchange, exchange.format, agent, subPath);
       const match = matchRestRoute(req.method ?? 'GET', subPath);
-      const body = await this.bodyOf(req, match.route);
+      const read = this.bodyOf(req, match.route);
+      const body = 'known' in read ? read.known : await read;
       await this.serve(routed, res, exchange, agent, match.route.operation, restParams(match, routed.query as Record<string, unknown>, body));
     } catch (error) {
       this.answerError(req, res, error, exchange);
@@ -55,7 +59,8 @@ export class RestBinding extends HttpBinding {
     const req = routed.raw;
     const match = matchV03RestRoute(req.method ?? 'GET', subPath);
     format.route = match.route;
-    const body = await this.bodyOf(req, match.route);
+    const read = this.bodyOf(req, match.route);
+    const body = 'known' in read ? read.known : await read;
     const codec = v03RestCodecOf(match.route.operation)!;
     await this.serveTranslated(routed, res, exchange, agent, match.route.operation, (options) =>
       codec.requestFromV03({ pathParams: match.pathParams, query: routed.query, body }, options),
@@ -63,8 +68,8 @@ export class RestBinding extends HttpBinding {
   }
 
   /** The JSON body of a route that takes one (its media type checked first); undefined for the others. */
-  private async bodyOf(req: IncomingMessage, route: { readonly body: '*' | 'none' }): Promise<unknown> {
-    if (route.body !== '*') return undefined;
+  private bodyOf(req: IncomingMessage, route: { readonly body: '*' | 'none' }): ReturnType<typeof readJsonBody> {
+    if (route.body !== '*') return NO_BODY;
     checkContentType(req.headers['content-type'], JSON_BODY_TYPES, hasBody(req));
     return readJsonBody(req, this.options.limits);
   }

@@ -60,7 +60,7 @@ export class RouterErrors implements OnModuleInit {
         const refusal = this.routerRefusal(req.url, maxParamLength);
         if (!refusal) return listener(req, res);
         // read first, as on Express: the JSON-RPC answer carries the request's id
-        void readBodyAhead(req, this.options.limits).then(() => this.answer(refusal.binding, req, res, refusal.error));
+        readBodyAhead(req, this.options.limits, () => this.answer(refusal.binding, req, res, refusal.error));
       });
     }
   }
