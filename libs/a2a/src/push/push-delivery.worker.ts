@@ -2,6 +2,7 @@
  * The worker of the push queue: a `@nestjs/bullmq` processor (`WorkerHost`) that hands each job to
  * the ordered delivery. Loaded only with push on (it imports `@nestjs/bullmq` and `bullmq`).
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { Processor, WorkerHost } from '@nestjs/bullmq';
@@ -76,6 +77,9 @@ export class PushDeliveryWorker extends WorkerHost {
     private readonly options: Pick<ResolvedPushOptions, 'concurrency' | 'shutdownTimeoutMs' | 'retrySchedule'>,
   ) {
     super();
+    // every webhook request in flight listens on the abort signal until it ends: up to `concurrency`
+    // at once by design, where node's default (10) would warn of a leak with the default of 16
+    setMaxListeners(Math.max(options.concurrency, 10), this.aborter.signal);
   }
 
   async process(job: Job<PushJobData, PushJobOutcome>, token?: string): Promise<PushJobOutcome> {
