@@ -43,3 +43,36 @@ export class Latch {
     this.waiting?.resolve();
   }
 }
+
+/**
+ * A value that comes once (or fails once), its promise made only when somebody asks for it: a
+ * Message answer usually comes before its turn's caller asks, and is then handed over as a settled
+ * promise, not through a deferred. A failure nobody asked about raises no unhandled rejection.
+ */
+export class Eventual<T> {
+  private outcome?: { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+  private waiting?: Deferred<T>;
+
+  get promise(): Promise<T> {
+    const outcome = this.outcome;
+    if (outcome?.ok) return Promise.resolve(outcome.value);
+    if (outcome) {
+      const failed = Promise.reject(outcome.error);
+      failed.catch(ignore); // as a deferred's: a getter read without a handler raises nothing
+      return failed;
+    }
+    return (this.waiting ??= deferred<T>()).promise;
+  }
+
+  resolve(value: T): void {
+    if (this.outcome) return;
+    this.outcome = { ok: true, value };
+    this.waiting?.resolve(value);
+  }
+
+  reject(error: unknown): void {
+    if (this.outcome) return;
+    this.outcome = { ok: false, error };
+    this.waiting?.reject(error);
+  }
+}

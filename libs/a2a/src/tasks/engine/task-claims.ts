@@ -13,6 +13,7 @@ import type { TaskBackend } from '../task-backend.js';
 import { applyEvent } from '../task-fold.js';
 import { requireTask, type StoredTask, type TaskScope } from '../task-store.js';
 import type { CommitFn } from './commit-pipeline.js';
+import { ignore } from './deferred.js';
 import { INTERRUPTED_RETURN_MS, type TurnOutcome } from './turn.js';
 import { endingEvent, FAILURES, type Failure, type IdsAndClock } from './turn-events.js';
 import { recordTaskFinished } from '../../telemetry/turn-telemetry.js';
@@ -59,12 +60,12 @@ export class TaskClaims {
    * The claim a finished turn held: the commit that ended the task dropped it; a failed write leaves
    * it to lapse; a turn that wrote no task (a Message answer) held none, and costs the coordinator nothing.
    */
-  async turnEnded(taskId: string, outcome: TurnOutcome): Promise<void> {
+  turnEnded(taskId: string, outcome: TurnOutcome): void {
     const { coordinator } = this.deps.backend;
     // a turn whose write failed (the store was unreachable) leaves its claim to lapse, so that the
     // orphan sweep fails the task once the store is back instead of leaving it WORKING for good
     if (outcome === 'write-failed') coordinator.abandon(taskId);
-    else if (outcome === 'left-open') await coordinator.release(taskId).catch(() => undefined);
+    else if (outcome === 'left-open') coordinator.release(taskId).catch(ignore); // unreleased, it lapses
   }
 
   /**

@@ -229,6 +229,20 @@ describe('TaskManager', () => {
       expect(release.mock.calls).toEqual([[taskId]]);
     });
 
+    it('forgets a turn by the time its done passes, and a follow-up then continues the task', async () => {
+      const replied = await send(agentOf((ctx) => ctx.reply('hello back')), userMessage('hello'));
+      await replied.done;
+      expect(manager.running).toBe(0);
+
+      const asked = await send(agentOf((ctx) => ctx.inputRequired('which one?')), userMessage('hello'));
+      const { taskId } = await startTask(asked);
+      await asked.done;
+      expect(manager.running).toBe(0);
+      const next = await send(agentOf((ctx) => ctx.complete('booked')), userMessage('the first', { taskId }));
+      await next.settled;
+      expect((await snapshot(taskId)).status.state).toBe('TASK_STATE_COMPLETED');
+    });
+
     it('creates a task with a server-generated id and contextId', async () => {
       const message = userMessage('do it');
       let seen: TaskContext | undefined;

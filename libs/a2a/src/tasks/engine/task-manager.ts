@@ -63,9 +63,13 @@ export class TaskManager {
     const logger = deps.logger ?? new Logger('A2A');
     const commit = notifyingCommit(backend, deps.listeners ?? []);
     this.backend = backend;
-    this.turnDeps = { ...ids, commit, logger, executorTimeoutMs: options.executorTimeoutMs, store: backend.store, toolEvents: deps.toolEvents };
-    this.maxContextIdLength = options.maxContextIdLength ?? DEFAULT_MAX_CONTEXT_ID_LENGTH;
     this.claims = new TaskClaims({ ...ids, backend, commit, logger, cancelWaitMs: options.cancelWaitMs ?? 5000 });
+    const turnOver = (turn: Turn) => {
+      this.turns.delete(turn.taskId);
+      this.claims.turnEnded(turn.taskId, turn.outcome);
+    };
+    this.turnDeps = { ...ids, commit, logger, executorTimeoutMs: options.executorTimeoutMs, store: backend.store, toolEvents: deps.toolEvents, turnOver };
+    this.maxContextIdLength = options.maxContextIdLength ?? DEFAULT_MAX_CONTEXT_ID_LENGTH;
     backend.coordinator.onCancelRequest((taskId) => void this.turns.get(taskId)?.cancel().catch(() => undefined));
     backend.coordinator.onOrphan((taskId, scope) => void this.claims.recoverOrphan(taskId, scope).catch(() => undefined));
   }
@@ -107,10 +111,7 @@ export class TaskManager {
     const contextId = prior?.task.contextId ?? givenContextId ?? this.turnDeps.newId();
     const turn = new Turn(this.turnDeps, params, taskId, contextId, prior);
     this.turns.set(taskId, turn);
-    void turn.run().finally(() => {
-      this.turns.delete(taskId);
-      return this.claims.turnEnded(taskId, turn.outcome);
-    });
+    void turn.run(); // it never rejects; once over it tells turnOver
     return turn;
   }
 

@@ -14,7 +14,7 @@ import { failedStepOf, TaskContext } from '../task-context.js';
 import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskStore } from '../task-store.js';
 import type { ToolCallEvents } from '../tool-call-events.js';
 import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
-import { deferred, ignore, Latch, RESOLVED } from './deferred.js';
+import { Eventual, ignore, Latch, RESOLVED } from './deferred.js';
 import { artifactEvent, endingEvent, FAILURES, isoTime, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How long a continuation waits for the turn that asked for input to return from execute(). */
@@ -48,6 +48,8 @@ export interface TurnDeps extends IdsAndClock {
   readonly commit: CommitFn;
   readonly logger: LoggerService;
   readonly executorTimeoutMs: number;
+  /** Told once a turn is over (its `done` has passed): the manager forgets it and lets go of its claim. */
+  readonly turnOver?: (turn: Turn) => void;
   /** What `ctx.conversation()` reads: the store's ListTasks by contextId. */
   readonly store: Pick<TaskStore, 'list'>;
   /** Where `ctx.runTool` tells what the wire does not. */
@@ -85,7 +87,7 @@ export class Turn {
   readonly scope: TaskScope;
   private state: TurnState = 'new';
   private readonly controller = new AbortController();
-  private readonly startedDeferred = deferred<TurnStart>();
+  private readonly start = new Eventual<TurnStart>();
   private readonly settledLatch = new Latch();
   /** execute() has returned and the turn's last writes are done. */
   private readonly finished = new Latch();
@@ -96,7 +98,7 @@ export class Turn {
   constructor(
     private readonly deps: TurnDeps,
     private readonly params: TurnParams,
-    private readonly taskId: string,
+    readonly taskId: string,
     private readonly contextId: string,
     private readonly prior: StoredTask | undefined,
   ) {
@@ -106,7 +108,7 @@ export class Turn {
 
   /** Resolves with the turn's first outcome. */
   get started(): Promise<TurnStart> {
-    return this.startedDeferred.promise;
+    return this.start.promise;
   }
 
   /** Resolves once execute() has returned and the turn's last writes are done. */
@@ -170,10 +172,12 @@ export class Turn {
       }
     } finally {
       clearTimeout(timer);
-      await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
+      // a Message answer wrote nothing and has nothing to finish
+      if (this.state !== 'replied') await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
       this.settledLatch.resolve();
       this.finished.resolve();
       observed?.end(this.state === 'replied' ? 'replied' : this.latest()?.status.state);
+      this.deps.turnOver?.(this);
     }
   }
 
@@ -208,14 +212,16 @@ export class Turn {
   // ---- what the TaskContext helpers call ----
 
   reply(message: Message): Promise<void> {
-    return this.enqueue(async () => {
-      if (this.state !== 'new' || this.prior) {
-        throw new Error('reply() answers a new message without a task; this turn has a task: use working(), complete() or another state helper');
+    // nothing was ever queued (the usual Message answer): answered now, not a microtask later
+    if (this.chain === RESOLVED) {
+      try {
+        this.answer(message);
+        return RESOLVED;
+      } catch (error) {
+        return Promise.reject(error);
       }
-      this.moveTo('replied');
-      this.startedDeferred.resolve({ message });
-      this.settledLatch.resolve();
-    });
+    }
+    return this.enqueue(async () => this.answer(message));
   }
 
   status(state: TaskState, message?: Message): Promise<void> {
@@ -235,6 +241,15 @@ export class Turn {
   }
 
   // ---- internals ----
+
+  private answer(message: Message): void {
+    if (this.state !== 'new' || this.prior) {
+      throw new Error('reply() answers a new message without a task; this turn has a task: use working(), complete() or another state helper');
+    }
+    this.moveTo('replied');
+    this.start.resolve({ message });
+    this.settledLatch.resolve();
+  }
 
   private moveTo(next: TurnState): void {
     if (!TRANSITIONS[this.state].includes(next)) throw new Error(`A turn cannot go from ${this.state} to ${next}`);
@@ -291,7 +306,7 @@ export class Turn {
         error instanceof ConcurrentTaskUpdateError
           ? new UnsupportedOperationError(`Task ${echoed(this.taskId)} changed while this message arrived; read it and try again`, { taskId: echoed(this.taskId) })
           : error;
-      this.startedDeferred.reject(reason);
+      this.start.reject(reason);
       this.close();
       return reason;
     };
@@ -303,7 +318,7 @@ export class Turn {
     const userMessage = userMessageOf(this.params.request.message, this.taskId, this.contextId);
     const task = openingTask(this.prior?.task, this.taskId, this.contextId, userMessage, statusMessage, timestamp);
     // the turn has started once its first event is stored (streams follow the log from there)
-    this.pipeline.push({ task }).then((seq) => this.startedDeferred.resolve({ taskId: this.taskId, seq, task }), refuse);
+    this.pipeline.push({ task }).then((seq) => this.start.resolve({ taskId: this.taskId, seq, task }), refuse);
   }
 
   /** Ends the task CANCELED, or FAILED saying why (if it has not ended): opens it first when nothing was written yet. */
