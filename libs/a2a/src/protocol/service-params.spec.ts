@@ -8,6 +8,7 @@ import {
   activateExtensions,
   negotiateVersion,
   parseExtensionsHeader,
+  supportedVersion,
 } from './service-params.js';
 import type { AgentExtension } from './types.js';
 import { thrown } from '../testing/thrown.js';
@@ -18,6 +19,24 @@ describe('header names', () => {
     expect(VERSION_HEADER).toBe('A2A-Version');
     expect(EXTENSIONS_HEADER).toBe('A2A-Extensions');
     expect(IMPLICIT_VERSION).toBe('0.3');
+  });
+});
+
+describe('supportedVersion', () => {
+  it.each<{ requested: string | undefined; supported: string[]; expected: string | undefined }>([
+    { requested: '1.0', supported: ['0.3'], expected: undefined },
+    { requested: '1.0.1', supported: ['0.3'], expected: undefined },
+    { requested: 'latest', supported: ['0.3'], expected: undefined },
+    { requested: '0.3', supported: ['0.3'], expected: '0.3' },
+    { requested: ' 0.3.5 ', supported: ['0.3'], expected: '0.3' },
+    { requested: undefined, supported: ['0.3'], expected: '0.3' },
+    { requested: '', supported: ['0.3'], expected: '0.3' },
+    { requested: undefined, supported: ['1.0'], expected: undefined },
+    { requested: '01.00', supported: ['1.0'], expected: '1.0' },
+  ])('$requested with $supported → $expected, where negotiateVersion answers the same or throws', ({ requested, supported, expected }) => {
+    expect(supportedVersion(requested, supported)).toBe(expected);
+    if (expected === undefined) expect(thrown(() => negotiateVersion(requested, supported))).toBeInstanceOf(VersionNotSupportedError);
+    else expect(negotiateVersion(requested, supported)).toBe(expected);
   });
 });
 

@@ -13,18 +13,27 @@ export const IMPLICIT_VERSION = '0.3';
  * @throws VersionNotSupportedError when the value is malformed or not in `supported`.
  */
 export function negotiateVersion(requested: string | undefined, supported: readonly string[]): string {
+  const version = supportedVersion(requested, supported);
+  if (version !== undefined) return version;
+  const value = requested?.trim() ?? '';
+  const asked = value === '' ? 'no A2A-Version (which means 0.3)' : `A2A-Version ${JSON.stringify(value.slice(0, 20))}`;
+  throw new VersionNotSupportedError(`This agent speaks A2A ${supported.join(', ')}; the request gave ${asked}`, {
+    supportedVersions: supported.join(','),
+  });
+}
+
+/**
+ * {@link negotiateVersion} without the error: the `Major.Minor` asked for when it is in `supported`,
+ * else undefined. For a check whose "no" is an ordinary answer (which version a request is answered
+ * in): an error costs its stack.
+ */
+export function supportedVersion(requested: string | undefined, supported: readonly string[]): string | undefined {
   // the usual request names a supported Major.Minor exactly: no parse (once per request)
   if (requested !== undefined && supported.includes(requested)) return requested;
   const value = requested?.trim() ?? '';
   const match = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(value);
   const version = value === '' ? IMPLICIT_VERSION : match ? `${Number(match[1])}.${Number(match[2])}` : undefined;
-  if (version === undefined || !supported.includes(version)) {
-    const asked = value === '' ? 'no A2A-Version (which means 0.3)' : `A2A-Version ${JSON.stringify(value.slice(0, 20))}`;
-    throw new VersionNotSupportedError(`This agent speaks A2A ${supported.join(', ')}; the request gave ${asked}`, {
-      supportedVersions: supported.join(','),
-    });
-  }
-  return version;
+  return version !== undefined && supported.includes(version) ? version : undefined;
 }
 
 /** Extension URIs from one or more `A2A-Extensions` header values (comma-separated). */

@@ -10,7 +10,7 @@ import { InjectA2AOptions } from '../../config/a2a.constants.js';
 import { A2AError, InternalError, ResourceExhaustedError, UnauthenticatedError, UnavailableError } from '../../protocol/errors.js';
 import { A2A_JSON, JSON_MEDIA_TYPE, responseMediaType } from '../../protocol/json-body.js';
 import { OPERATIONS, type A2AOperation } from '../../protocol/operations.js';
-import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader } from '../../protocol/service-params.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER, activateExtensions, negotiateVersion, parseExtensionsHeader, supportedVersion } from '../../protocol/service-params.js';
 import { parseLastEventId } from '../../protocol/sse.js';
 import { PROTOCOL_VERSION } from '../../protocol/types.js';
 import type { DecodeOptions } from '../../protocol/codec.js';
@@ -103,11 +103,8 @@ export abstract class HttpBinding {
    */
   wireVersion(req: IncomingMessage): string {
     if (!this.options.v03) return PROTOCOL_VERSION;
-    try {
-      return negotiateVersion(requestedVersion(req.headers, req.url), [V03_PROTOCOL_VERSION]);
-    } catch {
-      return PROTOCOL_VERSION;
-    }
+    // asked per request (and again for an error answer): a 1.0 request must not cost a thrown error
+    return supportedVersion(requestedVersion(req.headers, req.url), ONLY_V03) ?? PROTOCOL_VERSION;
   }
 
   /** Runs one 1.0 operation on its ProtoJSON params and answers: JSON, or an SSE stream for the streaming operations. */
@@ -226,6 +223,7 @@ const contentTypeOf = (mediaType: string) => CONTENT_TYPES[mediaType] ?? `${medi
 /** The versions a request may name, as negotiateVersion takes them. */
 const ONLY_V1: readonly string[] = [PROTOCOL_VERSION];
 const BOTH_VERSIONS: readonly string[] = [PROTOCOL_VERSION, V03_PROTOCOL_VERSION];
+const ONLY_V03: readonly string[] = [V03_PROTOCOL_VERSION];
 
 /**
  * A call over HTTP. Its signal is the client's leaving, made (with its listener on the response)
