@@ -103,8 +103,9 @@ export abstract class HttpBinding {
    */
   wireVersion(req: IncomingMessage): string {
     if (!this.options.v03) return PROTOCOL_VERSION;
-    // asked per request (and again for an error answer): a 1.0 request must not cost a thrown error
-    return supportedVersion(requestedVersion(req.headers, req.url), ONLY_V03) ?? PROTOCOL_VERSION;
+    // asked per request (and again for an error answer): a 1.0 request costs neither a parse nor a thrown error
+    const requested = requestedVersion(req.headers, req.url);
+    return requested === PROTOCOL_VERSION ? PROTOCOL_VERSION : (supportedVersion(requested, ONLY_V03) ?? PROTOCOL_VERSION);
   }
 
   /** Runs one 1.0 operation on its ProtoJSON params and answers: JSON, or an SSE stream for the streaming operations. */
