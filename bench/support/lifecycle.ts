@@ -168,9 +168,12 @@ export class NestBenchAgent implements AgentExecutor {
   }
 }
 
-/** The app module: A2AModule serving the bench agent, in memory or on `redis` (with `push` and `streaming`, if given). */
-export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions, streaming?: A2AStreamingOptions): new () => object {
-  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis, push, streaming })], providers: [NestBenchAgent] })
+/**
+ * The app module: A2AModule serving the bench agent, in memory or on `redis` (with `push` and
+ * `streaming`, if given; `v03`: 0.3 served too, as the demo does).
+ */
+export function lifecycleModule(redis?: A2ARedisOptions, push?: A2APushOptions, streaming?: A2AStreamingOptions, v03?: boolean): new () => object {
+  @Module({ imports: [A2AModule.forRoot({ defaultAgent: AGENT, redis, push, streaming, v03 })], providers: [NestBenchAgent] })
   class LifecycleBenchModule {}
   return LifecycleBenchModule;
 }
