@@ -31,21 +31,20 @@ export function observeRequest<R extends ObservedOutcome>(call: ObservedCall, me
   // not observed: the operation itself, without even a promise or a string of ours around it
   if (!observing()) return run();
   const observation = new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, spanAttributes(call, method), call.traceContext);
-  return observed(new ObservedRequest(observation, metricAttributes(call, method)), observation, run);
-}
-
-async function observed<R extends ObservedOutcome>(request: ObservedRequest, observation: Observation, run: () => Promise<R>): Promise<R> {
-  let outcome: R;
-  try {
-    outcome = await observation.run(run);
-  } catch (error) {
-    request.end(error);
-    throw error;
-  }
-  if ('stream' in outcome) return { ...outcome, stream: request.follow(outcome.stream) };
-  request.sawResult(outcome.result);
-  request.end();
-  return outcome;
+  const request = new ObservedRequest(observation, metricAttributes(call, method));
+  // a then, not an async function around an await: a promise and a turn fewer per request
+  return observation.run(run).then(
+    (outcome) => {
+      if ('stream' in outcome) return { ...outcome, stream: request.follow(outcome.stream) };
+      request.sawResult(outcome.result);
+      request.end();
+      return outcome;
+    },
+    (error: unknown) => {
+      request.end(error);
+      throw error;
+    },
+  );
 }
 
 class ObservedRequest {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { InvalidParamsError, TaskNotFoundError } from '../protocol/errors.js';
 import { observeRequest } from './request-telemetry.js';
@@ -31,6 +31,44 @@ describe('without an SDK', () => {
     // a tool call: its own invoke's promise, no span, no context
     const invoked = Promise.resolve('found');
     expect(observeToolCall('echo__echo', 1, () => invoked)).toBe(invoked);
+  });
+});
+
+/** A reader the test collects from when it likes. */
+class CollectingReader extends MetricReader {
+  protected async onShutdown(): Promise<void> {}
+  protected async onForceFlush(): Promise<void> {}
+}
+
+describe('with metrics and no tracer', () => {
+  it('measures requests and turns (error.type on a failure) and runs them without a context of its own', async () => {
+    const reader = new CollectingReader();
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    try {
+      expect(observing()).toBe(true);
+      expect(tracing()).toBeUndefined();
+      const call = { agent: { name: 'echo' }, binding: 'JSONRPC', protocolVersion: '1.0' };
+      const answered = await observeRequest(call, 'SendMessage', async () => {
+        const turn = observeTurn('echo', 't', 'c');
+        expect(turn).toBeDefined();
+        expect(turn!.run(() => 'ran')).toBe('ran');
+        turn!.end('replied');
+        return { result: { message: {} } };
+      });
+      expect(answered).toEqual({ result: { message: {} } });
+      await expect(observeRequest(call, 'GetTask', () => Promise.reject(new TaskNotFoundError('Task x not found')))).rejects.toBeInstanceOf(TaskNotFoundError);
+
+      const { resourceMetrics } = await reader.collect();
+      const points = (name: string) =>
+        resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).filter((m) => m.descriptor.name === name).flatMap((m) => (m as HistogramMetricData).dataPoints);
+      expect(points('rpc.server.call.duration').map((p) => [p.attributes, p.value.count])).toEqual([
+        [{ 'rpc.method': 'SendMessage', 'a2a.agent': 'echo', 'a2a.binding': 'JSONRPC', 'a2a.protocol.version': '1.0' }, 1],
+        [{ 'rpc.method': 'GetTask', 'a2a.agent': 'echo', 'a2a.binding': 'JSONRPC', 'a2a.protocol.version': '1.0', 'error.type': 'TASK_NOT_FOUND' }, 1],
+      ]);
+      expect(points('a2a.turn.duration').map((p) => [p.attributes, p.value.count])).toEqual([[{ 'a2a.agent': 'echo', 'a2a.task.state': 'replied' }, 1]]);
+    } finally {
+      metrics.disable();
+    }
   });
 });
 
