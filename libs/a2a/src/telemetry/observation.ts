@@ -19,9 +19,13 @@ export class Observation {
   private readonly startedAt = performance.now();
   private ended = false;
 
-  /** Callers check {@link observing} first: when nothing is recorded, they make no observation at all. */
-  constructor(name: string, kind: SpanKind, attributes: Attributes, parent: Context = context.active()) {
-    this.span = tracing()?.startSpan(name, { kind, attributes }, parent);
+  /**
+   * Callers check {@link observing} first: when nothing is recorded, they make no observation at all.
+   * `attributes` may be a function, called only when a span is made (with metrics alone none is).
+   */
+  constructor(name: string, kind: SpanKind, attributes: Attributes | (() => Attributes), parent: Context = context.active()) {
+    const tracer = tracing();
+    this.span = tracer?.startSpan(name, { kind, attributes: typeof attributes === 'function' ? attributes() : attributes }, parent);
     this.context = this.span === undefined ? parent : trace.setSpan(parent, this.span);
   }
 

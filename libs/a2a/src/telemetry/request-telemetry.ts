@@ -30,8 +30,9 @@ export type ObservedOutcome = { readonly result: unknown } | { readonly stream: 
 export function observeRequest<R extends ObservedOutcome>(call: ObservedCall, method: string, run: () => Promise<R>): Promise<R> {
   // not observed: the operation itself, without even a promise or a string of ours around it
   if (!observing()) return run();
-  const observation = new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, spanAttributes(call, method), call.traceContext);
-  const request = new ObservedRequest(observation, metricAttributes(call, method));
+  const attributes = metricAttributes(call, method);
+  const observation = new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, () => spanAttributes(attributes), call.traceContext);
+  const request = new ObservedRequest(observation, attributes);
   // a then, not an async function around an await: a promise and a turn fewer per request
   return observation.run(run).then(
     (outcome) => {
@@ -138,8 +139,8 @@ class ObservedStream<E extends { readonly event: StreamResponse }> implements As
   }
 }
 
-function spanAttributes(call: ObservedCall, method: string): Attributes {
-  return { [ATTR.rpcSystem]: A2A_RPC_SYSTEM, [ATTR.rpcService]: A2A_RPC_SERVICE, ...metricAttributes(call, method) };
+function spanAttributes(metricAttributes: Attributes): Attributes {
+  return { [ATTR.rpcSystem]: A2A_RPC_SYSTEM, [ATTR.rpcService]: A2A_RPC_SERVICE, ...metricAttributes };
 }
 
 /** Low-cardinality: no ids. */

@@ -10,7 +10,7 @@ export type TurnEnd = TaskState | 'replied' | undefined;
 /** One turn, observed; `undefined` when nothing is recorded. */
 export function observeTurn(agent: string, taskId: string, contextId: string): TurnObservation | undefined {
   if (!observing()) return undefined;
-  const observation = new Observation(SPAN.turn, SpanKind.INTERNAL, { [ATTR.agent]: agent, [ATTR.taskId]: taskId, [ATTR.contextId]: contextId });
+  const observation = new Observation(SPAN.turn, SpanKind.INTERNAL, () => ({ [ATTR.agent]: agent, [ATTR.taskId]: taskId, [ATTR.contextId]: contextId }));
   return new TurnObservation(observation, agent);
 }
 
