@@ -24,8 +24,7 @@ export class Observation {
    * `attributes` may be a function, called only when a span is made (with metrics alone none is).
    */
   constructor(name: string, kind: SpanKind, attributes: Attributes | (() => Attributes), parent: Context = context.active()) {
-    const tracer = tracing();
-    this.span = tracer?.startSpan(name, { kind, attributes: typeof attributes === 'function' ? attributes() : attributes }, parent);
+    this.span = tracing()?.startSpan(name, { kind, attributes: typeof attributes === 'function' ? attributes() : attributes }, parent);
     this.context = this.span === undefined ? parent : trace.setSpan(parent, this.span);
   }
 

@@ -49,7 +49,7 @@ export interface TurnDeps extends IdsAndClock {
   readonly logger: LoggerService;
   readonly executorTimeoutMs: number;
   /** Told once a turn is over (its `done` has passed): the manager forgets it and lets go of its claim. */
-  readonly turnOver?: (turn: Turn) => void;
+  readonly turnOver: (turn: Turn) => void;
   /** What `ctx.conversation()` reads: the store's ListTasks by contextId. */
   readonly store: Pick<TaskStore, 'list'>;
   /** Where `ctx.runTool` tells what the wire does not. */
@@ -177,7 +177,7 @@ export class Turn {
       this.settledLatch.resolve();
       this.finished.resolve();
       observed?.end(this.state === 'replied' ? 'replied' : this.latest()?.status.state);
-      this.deps.turnOver?.(this);
+      this.deps.turnOver(this);
     }
   }
 
