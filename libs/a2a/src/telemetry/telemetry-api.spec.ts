@@ -41,7 +41,7 @@ class CollectingReader extends MetricReader {
 }
 
 describe('with metrics and no tracer', () => {
-  it('measures requests and turns (error.type on a failure) and runs them without a context of its own', async () => {
+  it('measures requests and turns (error.type on a failure; a turn that only replied is its request) and runs them without a context of its own', async () => {
     const reader = new CollectingReader();
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     try {
@@ -56,6 +56,11 @@ describe('with metrics and no tracer', () => {
         return { result: { message: {} } };
       });
       expect(answered).toEqual({ result: { message: {} } });
+      const onTask = observeTurn('echo', 't2', 'c');
+      onTask!.end('TASK_STATE_COMPLETED');
+      const threwAfterReplying = observeTurn('echo', 't3', 'c');
+      threwAfterReplying!.threw(new TypeError('secret'));
+      threwAfterReplying!.end('replied');
       await expect(observeRequest(call, 'GetTask', () => Promise.reject(new TaskNotFoundError('Task x not found')))).rejects.toBeInstanceOf(TaskNotFoundError);
 
       const { resourceMetrics } = await reader.collect();
@@ -65,7 +70,10 @@ describe('with metrics and no tracer', () => {
         [{ 'rpc.method': 'SendMessage', 'a2a.agent': 'echo', 'a2a.binding': 'JSONRPC', 'a2a.protocol.version': '1.0' }, 1],
         [{ 'rpc.method': 'GetTask', 'a2a.agent': 'echo', 'a2a.binding': 'JSONRPC', 'a2a.protocol.version': '1.0', 'error.type': 'TASK_NOT_FOUND' }, 1],
       ]);
-      expect(points('a2a.turn.duration').map((p) => [p.attributes, p.value.count])).toEqual([[{ 'a2a.agent': 'echo', 'a2a.task.state': 'replied' }, 1]]);
+      expect(points('a2a.turn.duration').map((p) => [p.attributes, p.value.count])).toEqual([
+        [{ 'a2a.agent': 'echo', 'a2a.task.state': 'TASK_STATE_COMPLETED' }, 1],
+        [{ 'a2a.agent': 'echo', 'a2a.task.state': 'replied', 'error.type': 'TypeError' }, 1],
+      ]);
     } finally {
       metrics.disable();
     }
