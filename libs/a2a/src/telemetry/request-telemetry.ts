@@ -6,8 +6,9 @@
 import type { Attributes, Context } from '@opentelemetry/api';
 import type { StreamResponse } from '../protocol/types.js';
 import { Observation, SpanKind, observing } from './observation.js';
+import type { OpenCount } from './telemetry-api.js';
 import { A2A_RPC_SERVICE, A2A_RPC_SYSTEM, ATTR } from './telemetry-names.js';
-import { DONE } from '../tasks/event-log-follower.js';
+import { DONE, nextTo, type ReceivingIterator, type ResultReceiver } from '../tasks/event-log-follower.js';
 
 /** What the span needs of a request, beside its method. */
 export interface ObservedCall {
@@ -49,6 +50,9 @@ export function observeRequest<R extends ObservedOutcome>(call: ObservedCall, me
 }
 
 class ObservedRequest {
+  /** The open streams' count this stream is in, while it is open. */
+  private open: OpenCount | undefined;
+
   constructor(
     private readonly observation: Observation,
     private readonly attributes: Attributes,
@@ -63,13 +67,14 @@ class ObservedRequest {
 
   /** The stream's events, observed ({@link ObservedStream}); it counts as open until it ends. */
   follow<E extends { readonly event: StreamResponse }>(events: AsyncIterable<E>): AsyncIterable<E> {
-    this.observation.meters?.openStreams.add(1, this.attributes);
+    this.open = this.observation.meters?.openStreams.opened(this.attributes);
     return new ObservedStream(this, events[Symbol.asyncIterator]());
   }
 
   /** The stream ended: its last event, an error, or the client leaving. */
   streamEnded(error?: unknown): void {
-    this.observation.meters?.openStreams.add(-1, this.attributes);
+    if (this.open !== undefined) this.open.count--;
+    this.open = undefined;
     this.end(error);
   }
 
@@ -98,9 +103,13 @@ class ObservedRequest {
  * A stream's events, observed: an iterator object rather than an async generator, so that
  * `return()` (the client left) reaches the stream at once, where a generator would answer it only
  * after its pending `next()`, i.e. at the task's next event, keeping a gone client's follower till then.
+ * It passes `nextTo` through (the binding's way to wait), so that an observed stream, like one that
+ * is not, waits with no promise and takes each event that is there at once without one.
  */
-class ObservedStream<E extends { readonly event: StreamResponse }> implements AsyncIterableIterator<E> {
+class ObservedStream<E extends { readonly event: StreamResponse }> implements AsyncIterableIterator<E>, ReceivingIterator<E>, ResultReceiver<E> {
   private ended = false;
+  /** Who waits for the next event ({@link nextTo}) while the events are awaited. */
+  private receiver?: ResultReceiver<E>;
 
   constructor(
     private readonly request: ObservedRequest,
@@ -114,11 +123,7 @@ class ObservedStream<E extends { readonly event: StreamResponse }> implements As
   next(): Promise<IteratorResult<E>> {
     if (this.ended) return Promise.resolve(DONE);
     return this.events.next().then(
-      (next) => {
-        if (next.done) this.end();
-        else this.request.sawEvent(next.value.event);
-        return next;
-      },
+      (next) => this.saw(next),
       (error: unknown) => {
         this.end(error);
         throw error;
@@ -126,10 +131,47 @@ class ObservedStream<E extends { readonly event: StreamResponse }> implements As
     );
   }
 
+  nextTo(receiver: ResultReceiver<E>): IteratorResult<E> | undefined {
+    if (this.ended) return DONE;
+    this.receiver = receiver;
+    let next: IteratorResult<E> | undefined;
+    try {
+      next = nextTo(this.events, this);
+    } catch (error) {
+      this.receiver = undefined;
+      this.end(error);
+      throw error;
+    }
+    if (next === undefined) return undefined;
+    this.receiver = undefined;
+    return this.saw(next);
+  }
+
+  /** @internal The next event, for the receiver that waits. */
+  receive(next: IteratorResult<E>): void {
+    const receiver = this.receiver!;
+    this.receiver = undefined;
+    receiver.receive(this.saw(next));
+  }
+
+  /** @internal The events failed. */
+  fail(error: unknown): void {
+    const receiver = this.receiver!;
+    this.receiver = undefined;
+    this.end(error);
+    receiver.fail(error);
+  }
+
   async return(): Promise<IteratorResult<E>> {
     this.end();
     await this.events.return?.();
     return DONE;
+  }
+
+  private saw(next: IteratorResult<E>): IteratorResult<E> {
+    if (next.done) this.end();
+    else this.request.sawEvent(next.value.event);
+    return next;
   }
 
   private end(error?: unknown): void {

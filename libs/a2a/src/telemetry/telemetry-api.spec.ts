@@ -4,6 +4,8 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { InvalidParamsError, TaskNotFoundError } from '../protocol/errors.js';
+import type { StreamResponse } from '../protocol/types.js';
+import type { ReceivingIterator, ResultReceiver } from '../tasks/event-log-follower.js';
 import { observeRequest } from './request-telemetry.js';
 import { captureTraceContext, errorType, inboundContext, instruments, observing, tracing } from './telemetry-api.js';
 import { observeToolCall } from './tool-telemetry.js';
@@ -74,6 +76,52 @@ describe('with metrics and no tracer', () => {
         [{ 'a2a.agent': 'echo', 'a2a.task.state': 'TASK_STATE_COMPLETED' }, 1],
         [{ 'a2a.agent': 'echo', 'a2a.task.state': 'replied', 'error.type': 'TypeError' }, 1],
       ]);
+    } finally {
+      metrics.disable();
+    }
+  });
+});
+
+describe('a stream with metrics', () => {
+  it('passes nextTo through (an event there now at once, a later one to the receiver), counting the stream open until it ends', async () => {
+    const reader = new CollectingReader();
+    metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
+    try {
+      const events = [{ event: { statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' } } } }, { event: { message: {} } }] as unknown as Array<{ event: StreamResponse }>;
+      // a receiving iterator: the first event now, the second to the receiver later, then done
+      let waiting: ResultReceiver<{ event: StreamResponse }> | undefined;
+      const inner: ReceivingIterator<{ event: StreamResponse }> = {
+        next: () => Promise.reject(new Error('next() called: nextTo was not passed through')),
+        nextTo: (receiver) => {
+          if (events.length === 2) return { done: false, value: events.shift()! };
+          waiting = receiver;
+          return undefined;
+        },
+      };
+      const outcome = await observeRequest({ agent: { name: 'echo' }, binding: 'JSONRPC', protocolVersion: '1.0' }, 'SendStreamingMessage', () =>
+        Promise.resolve({ stream: { [Symbol.asyncIterator]: () => inner } }),
+      );
+      const observed = (outcome as { stream: AsyncIterable<{ event: StreamResponse }> }).stream[Symbol.asyncIterator]() as ReceivingIterator<{ event: StreamResponse }>;
+      const openNow = async () => {
+        const { resourceMetrics } = await reader.collect();
+        const metric = resourceMetrics.scopeMetrics.flatMap((m) => m.metrics).find((m) => m.descriptor.name === 'a2a.server.open_streams');
+        return (metric?.dataPoints as Array<{ value: number }> | undefined)?.map((p) => p.value);
+      };
+      const received: Array<IteratorResult<{ event: StreamResponse }>> = [];
+      const receiver: ResultReceiver<{ event: StreamResponse }> = { receive: (r) => received.push(r), fail: (e) => received.push({ done: true, value: e }) };
+
+      const [first, second] = events;
+      expect(observed.nextTo(receiver)).toEqual({ done: false, value: first });
+      expect(observed.nextTo(receiver)).toBeUndefined();
+      expect(await openNow()).toEqual([1]);
+      waiting!.receive({ done: false, value: events.shift()! });
+      expect(received).toEqual([{ done: false, value: second }]);
+      waiting = undefined;
+      expect(observed.nextTo(receiver)).toBeUndefined();
+      waiting!.receive({ done: true, value: undefined });
+      expect(received[1]).toEqual({ done: true, value: undefined });
+      expect(await openNow()).toEqual([0]);
+      expect(observed.nextTo(receiver)).toEqual({ done: true, value: undefined });
     } finally {
       metrics.disable();
     }

@@ -19,7 +19,6 @@ import {
   type Meter,
   type MeterProvider,
   type Tracer,
-  type UpDownCounter,
 } from '@opentelemetry/api';
 import { A2AError } from '../protocol/errors.js';
 import { DURATION_BUCKETS_S, INSTRUMENTATION_SCOPE, METRIC } from './telemetry-names.js';
@@ -35,10 +34,42 @@ export function tracing(): Tracer | undefined {
   return tracer;
 }
 
+/** One attribute set's count of {@link OpenStreams}. */
+export interface OpenCount {
+  readonly attributes: Attributes;
+  count: number;
+}
+
+/**
+ * SSE streams open now, per attribute set: counted here and reported when the SDK collects (an
+ * observable up-down counter), where an UpDownCounter would take two points (two attribute hashes
+ * by the SDK) per stream. An attribute set once seen stays, reporting 0 when its streams are gone,
+ * as the UpDownCounter's sum did.
+ */
+export class OpenStreams {
+  private readonly counts = new Map<string, OpenCount>();
+
+  constructor(meter: Meter) {
+    meter
+      .createObservableUpDownCounter(METRIC.openStreams, { description: 'A2A SSE streams open now', unit: '{stream}' })
+      .addCallback((result) => this.counts.forEach(({ count, attributes }) => result.observe(count, attributes)));
+  }
+
+  /** A stream opened: the count it is in, which it takes one off when it ends. */
+  opened(attributes: Attributes): OpenCount {
+    // the attributes are made in one order by one function: their JSON names the set
+    const key = JSON.stringify(attributes);
+    let open = this.counts.get(key);
+    if (open === undefined) this.counts.set(key, (open = { attributes, count: 0 }));
+    open.count++;
+    return open;
+  }
+}
+
 /** The library's metric instruments on one meter. */
 export class A2AInstruments {
   readonly serverDuration: Histogram;
-  readonly openStreams: UpDownCounter;
+  readonly openStreams: OpenStreams;
   readonly tasksFinished: Counter;
   readonly turnDuration: Histogram;
   readonly pushAttempts: Counter;
@@ -50,7 +81,7 @@ export class A2AInstruments {
   constructor(meter: Meter) {
     const seconds = (description: string) => ({ description, unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS_S } });
     this.serverDuration = meter.createHistogram(METRIC.serverDuration, seconds('Duration of inbound A2A operations (streams: until they end)'));
-    this.openStreams = meter.createUpDownCounter(METRIC.openStreams, { description: 'A2A SSE streams open now', unit: '{stream}' });
+    this.openStreams = new OpenStreams(meter);
     this.tasksFinished = meter.createCounter(METRIC.tasksFinished, { description: 'Tasks that reached a final state', unit: '{task}' });
     this.turnDuration = meter.createHistogram(METRIC.turnDuration, seconds('Duration of executor turns'));
     this.pushAttempts = meter.createCounter(METRIC.pushAttempts, { description: 'Push notification delivery attempts', unit: '{attempt}' });
