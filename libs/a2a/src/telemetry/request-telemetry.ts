@@ -5,8 +5,8 @@
  */
 import type { Attributes, Context } from '@opentelemetry/api';
 import type { StreamResponse } from '../protocol/types.js';
-import { Observation, SpanKind, observing } from './observation.js';
-import type { OpenCount } from './telemetry-api.js';
+import { Observation, SpanKind } from './observation.js';
+import { errorType, instruments, tracing, type A2AInstruments, type OpenCount } from './telemetry-api.js';
 import { A2A_RPC_SERVICE, A2A_RPC_SYSTEM, ATTR } from './telemetry-names.js';
 import { DONE, nextTo, type ReceivingIterator, type ResultReceiver } from '../tasks/event-log-follower.js';
 
@@ -29,13 +29,16 @@ export type ObservedOutcome = { readonly result: unknown } | { readonly stream: 
  * it does (its last event, an error, or the client leaving), and counts as open until then.
  */
 export function observeRequest<R extends ObservedOutcome>(call: ObservedCall, method: string, run: () => Promise<R>): Promise<R> {
+  const meters = instruments();
+  const traced = tracing() !== undefined;
   // not observed: the operation itself, without even a promise or a string of ours around it
-  if (!observing()) return run();
+  if (meters === undefined && !traced) return run();
   const attributes = metricAttributes(call, method);
-  const observation = new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, () => spanAttributes(attributes), call.traceContext);
-  const request = new ObservedRequest(observation, attributes);
+  // metrics alone need a clock and the attributes: no span, no name, no context
+  const observation = traced ? new Observation(`${A2A_RPC_SERVICE}/${method}`, SpanKind.SERVER, () => spanAttributes(attributes), call.traceContext) : undefined;
+  const request = new ObservedRequest(meters, attributes, observation);
   // a then, not an async function around an await: a promise and a turn fewer per request
-  return observation.run(run).then(
+  return (observation ? observation.run(run) : run()).then(
     (outcome) => {
       if ('stream' in outcome) return { ...outcome, stream: request.follow(outcome.stream) };
       request.sawResult(outcome.result);
@@ -50,16 +53,21 @@ export function observeRequest<R extends ObservedOutcome>(call: ObservedCall, me
 }
 
 class ObservedRequest {
+  private readonly startedAt = performance.now();
+  private ended = false;
   /** The open streams' count this stream is in, while it is open. */
   private open: OpenCount | undefined;
 
   constructor(
-    private readonly observation: Observation,
+    private readonly meters: A2AInstruments | undefined,
     private readonly attributes: Attributes,
+    /** The span's, when traces are recorded. */
+    private readonly observation: Observation | undefined,
   ) {}
 
   /** A unary result's task (SendMessage's `task`, GetTask's and CancelTask's task itself), ProtoJSON. */
   sawResult(result: unknown): void {
+    if (this.observation?.span === undefined) return; // only the span records the task
     const task = (result as { task?: unknown } | undefined)?.task ?? result;
     const { id, contextId, status } = (task ?? {}) as { id?: unknown; contextId?: unknown; status?: { state?: unknown } };
     if (typeof id === 'string' && status !== undefined) this.sawTask(id, contextId, status.state);
@@ -67,7 +75,7 @@ class ObservedRequest {
 
   /** The stream's events, observed ({@link ObservedStream}); it counts as open until it ends. */
   follow<E extends { readonly event: StreamResponse }>(events: AsyncIterable<E>): AsyncIterable<E> {
-    this.open = this.observation.meters?.openStreams.opened(this.attributes);
+    this.open = this.meters?.openStreams.opened(this.attributes);
     return new ObservedStream(this, events[Symbol.asyncIterator]());
   }
 
@@ -79,10 +87,11 @@ class ObservedRequest {
   }
 
   end(error?: unknown): void {
-    const observation = this.observation;
-    const errorType = error === undefined ? undefined : observation.fail(error);
-    if (!observation.end()) return;
-    observation.meters?.serverDuration.record(observation.seconds, errorType === undefined ? this.attributes : { ...this.attributes, [ATTR.errorType]: errorType });
+    if (this.ended) return;
+    this.ended = true;
+    const type = error === undefined ? undefined : (this.observation?.fail(error) ?? errorType(error));
+    this.observation?.end();
+    this.meters?.serverDuration.record((performance.now() - this.startedAt) / 1000, type === undefined ? this.attributes : { ...this.attributes, [ATTR.errorType]: type });
   }
 
   sawEvent(event: StreamResponse): void {
@@ -91,7 +100,7 @@ class ObservedRequest {
   }
 
   private sawTask(id: string, contextId: unknown, state: unknown): void {
-    const span = this.observation.span;
+    const span = this.observation?.span;
     if (span === undefined) return;
     span.setAttribute(ATTR.taskId, id);
     if (typeof contextId === 'string' && contextId !== '') span.setAttribute(ATTR.contextId, contextId);
