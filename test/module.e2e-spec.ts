@@ -12,15 +12,18 @@ import {
   UnauthorizedException,
   type CanActivate,
   type DynamicModule,
+  type CallHandler,
   type ExecutionContext,
+  type NestInterceptor,
   type Provider,
 } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { request, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2A_OPTIONS, A2AAgent, A2AConfigurationError, A2AModule, InMemoryTaskBackend, type AgentExecutor, type TaskBackend, type TaskContext } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
+import { bodyKnownSoFar } from '../libs/a2a/src/server/http/request-body.js';
 import { startApp } from './support/custom-app.js';
 import { HOST_JSON_LIMIT, createPlatformApp, createTestApp, currentPlatform, describeOnEachPlatform } from './support/platforms.js';
 import type { RunningApp } from './support/demo-app.js';
@@ -467,6 +470,30 @@ describeOnEachPlatform("the host app's own JSON body parser", () => {
       expect(((await rpc.json()) as Json)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32005 } });
       const rest = await fetch(`${running.url}/a2a/rest/message:send`, { method: 'POST', headers, body: '' });
       expect(((await rest.json()) as Json).error).toMatchObject({ code: rest.status });
+    }
+  });
+
+  // a body kept past its answer survives young-generation GCs in V8 (a WeakMap entry): issue 14
+  it('lets go of what it read of an A2A body once the answer is written (the platform request keeps its body)', async () => {
+    @Injectable()
+    class RawRequests implements NestInterceptor {
+      static seen: Array<{ raw: IncomingMessage & { body?: unknown }; platformBody: unknown }> = [];
+      intercept(context: ExecutionContext, next: CallHandler) {
+        const req = context.switchToHttp().getRequest<{ raw?: IncomingMessage; body?: unknown; method: string }>();
+        if (req.method === 'POST') RawRequests.seen.push({ raw: (req.raw ?? req) as IncomingMessage, platformBody: req.body });
+        return next.handle();
+      }
+    }
+    running = await defaultApp(A2AModule.forRoot(), [RawRequests, { provide: APP_INTERCEPTOR, useExisting: RawRequests }]);
+    const rpc = await jsonRpcClient(`${running.url}/a2a/jsonrpc`).call('SendMessage', { message: userMessage('answered') });
+    expect(rpc.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const rest = await restClient(`${running.url}/a2a/rest`).call('SendMessage', { message: userMessage('answered') });
+    expect(rest.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(RawRequests.seen).toHaveLength(2);
+    for (const { raw, platformBody } of RawRequests.seen) {
+      expect(JSON.stringify(platformBody)).toContain('"text":"answered"');
+      delete raw.body; // Express's request is its own platform request: what the module read is the question
+      expect(bodyKnownSoFar(raw, { maxBodyBytes: 1 << 20, maxJsonDepth: 32 })).toBeUndefined();
     }
   });
 

@@ -22,7 +22,7 @@ import { A2ACallerResolver } from '../caller-resolver.js';
 import { SecurityInventory } from '../security/security-inventory.js';
 import type { ResolvedServerOptions } from '../server-options.js';
 import { fromHostException, retryAfterOfNamedLimits } from './host-errors.js';
-import { forgetBody } from './request-body.js';
+import { bodyAnswered, forgetBody } from './request-body.js';
 import { releaseRoutingState } from './platform-exchange.js';
 import { EventPipe, logUnexpected } from './event-pipe.js';
 import { SseStreams } from './sse-streams.js';
@@ -209,11 +209,12 @@ export abstract class HttpBinding {
     if (body === undefined) {
       res.writeHead(status, exchange.headers);
       res.end();
-      return;
+    } else {
+      const text = JSON.stringify(body);
+      res.writeHead(status, { ...exchange.headers, 'Content-Type': contentTypeOf(exchange.mediaType), 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
     }
-    const text = JSON.stringify(body);
-    res.writeHead(status, { ...exchange.headers, 'Content-Type': contentTypeOf(exchange.mediaType), 'Content-Length': Buffer.byteLength(text) });
-    res.end(text);
+    bodyAnswered(res.req);
   }
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bodyKnownSoFar, exposeBody, forgetBody, readBodyAhead } from './request-body.js';
+import { bodyAnswered, bodyKnownSoFar, exposeBody, forgetBody, readBodyAhead } from './request-body.js';
 
 const LIMITS = { maxBodyBytes: 1024, maxJsonDepth: 8 };
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SubscribeToTask', params: { id: 't1' } });
@@ -58,6 +58,20 @@ describe('readBodyAhead and forgetBody (an open stream lets go of its request bo
     };
     await post();
     expect(after).toEqual({ known: undefined, body: undefined });
+  });
+
+  it('lets go of what it read once the answer is written (bodyAnswered), leaving the platform request its body', async () => {
+    let after: { known: unknown; platformBody: unknown } | undefined;
+    handle = async (req) => {
+      await new Promise<void>((resolve) => readBodyAhead(req, LIMITS, resolve));
+      const platformRequest: { body?: unknown } = {};
+      exposeBody(req, LIMITS, platformRequest);
+      expect(bodyKnownSoFar(req, LIMITS)).toEqual(JSON.parse(BODY));
+      bodyAnswered(req);
+      after = { known: bodyKnownSoFar(req, LIMITS), platformBody: platformRequest.body };
+    };
+    await post();
+    expect(after).toEqual({ known: undefined, platformBody: JSON.parse(BODY) });
   });
 
   it('leaves a body the host set itself (not the one it exposed) alone, on the platform request it is given', async () => {

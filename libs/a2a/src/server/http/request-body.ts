@@ -96,6 +96,16 @@ export function forgetBody(req: HostRequest, platformRequest: { body?: unknown }
 }
 
 /**
+ * Lets go of what was read of `req`'s body once its answer is written (the platform request's
+ * `body` stays, for the host's interceptors). Left to the WeakMap, the entry would hold its body
+ * until the request is collected, and V8's young-generation GC keeps such an entry's value alive:
+ * every unary answer's body and its parsed JSON would survive a scavenge (issue 14).
+ */
+export function bodyAnswered(req: IncomingMessage): void {
+  READ.delete(req);
+}
+
+/**
  * The JSON body as far as it is known now, without reading anything: for an answer given before
  * the binding ran (a guard refused the request). Undefined when unknown or unreadable.
  */
