@@ -17,8 +17,11 @@ export interface TurnObservation {
 }
 
 export function observeTurn(agent: string, taskId: string, contextId: string): TurnObservation | undefined {
-  const meters = instruments();
-  if (tracing() === undefined) return meters === undefined ? undefined : new TurnMeter(agent, meters);
+  if (tracing() === undefined) {
+    const meters = instruments();
+    return meters === undefined ? undefined : new TurnMeter(agent, meters);
+  }
+  // traced: the observation finds the meters itself
   const observation = new Observation(SPAN.turn, SpanKind.INTERNAL, () => ({ [ATTR.agent]: agent, [ATTR.taskId]: taskId, [ATTR.contextId]: contextId }));
   return new TracedTurn(observation, agent);
 }
