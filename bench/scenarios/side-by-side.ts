@@ -171,10 +171,13 @@ function missing(results: Results, key: string, level: number): string | undefin
   return isFigure(measured) ? undefined : measured && 'unavailable' in measured ? measured.unavailable : 'not measured';
 }
 
+/** How goal and machine lines name a platform. */
+const PLATFORM_NAMES: Readonly<Record<Platform, string>> = { express: 'Express', fastify: 'Fastify' };
+
 function goalsOf(results: Results, scenario: string, level: number, platform: Platform, sdkTarget: number, ceilingTarget?: number, redis = false): void {
   const key = oursKey(platform, redis);
   const ours = results.get(at(key, level));
-  const name = platform === 'express' ? 'Express' : 'Fastify';
+  const name = PLATFORM_NAMES[platform];
   ratioGoal(`${name}: ${scenario} ≥ ${sdkTarget}× the SDK`, ratioOf(ours, results.get(at(SDK, level))), sdkTarget, missing(results, key, level));
   if (ceilingTarget !== undefined) {
     ratioGoal(`${name}: ${scenario} ≥ ${ceilingTarget} of the ${name} ceiling`, ratioOf(ours, results.get(at(ceilingKey(platform), level))), ceilingTarget, missing(results, key, level));
@@ -183,14 +186,14 @@ function goalsOf(results: Results, scenario: string, level: number, platform: Pl
 
 /**
  * What "`times`× the SDK" asks of ours on this machine, in the ceiling's terms: the SDK's rate over
- * the ceiling's moves from machine to machine (0.12 of the Fastify ceiling on one 2-core machine,
+ * the ceiling's moves from machine to machine (0.13 of the Fastify ceiling on one 2-core machine,
  * 0.24 on another, bench/README), where ours' over the ceiling stays put, so a ×SDK line can pass on
  * one and fail on the other with ours unchanged.
  */
 function machineNote(results: Results, level: number, platform: Platform, times: number): void {
   const sdkOfCeiling = ratioOf(results.get(at(SDK, level)), results.get(at(ceilingKey(platform), level)));
   if (sdkOfCeiling === undefined) return;
-  const name = platform === 'express' ? 'Express' : 'Fastify';
+  const name = PLATFORM_NAMES[platform];
   out(`machine  the SDK answers at ${sdkOfCeiling.toFixed(2)} of the ${name} ceiling's rate here: ${times}× the SDK is ${(times * sdkOfCeiling).toFixed(2)} of that ceiling`);
 }
 
