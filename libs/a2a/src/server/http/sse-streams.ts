@@ -25,6 +25,10 @@ export class SseStream {
   private pending?: string;
   /** Told once the stream closes, or its client goes (see {@link onClosed}). */
   private watcher?: StreamWatcher;
+  /** @internal Its neighbours in {@link SseStreams}' list of open streams. */
+  prevOpen?: SseStream;
+  /** @internal */
+  nextOpen?: SseStream;
 
   /** `slots` and `subject` rather than a closure that frees the slot: one object less per open stream. */
   constructor(
@@ -153,10 +157,21 @@ function flushAtTickEnd(stream: SseStream): void {
   stream.flush();
 }
 
+/** Where a response holds its open stream (set while the stream holds a slot). */
+const OPEN_STREAM = Symbol('a2a.openStream');
+type WithStream = ServerResponse & { [OPEN_STREAM]?: SseStream };
+
 @Injectable()
 export class SseStreams {
-  /** Open streams by response: the one `close` listener finds a response's stream here. */
-  private readonly open = new Map<ServerResponse, SseStream>();
+  /**
+   * The open streams, a list through the streams themselves, each found from its response by a
+   * property: not a Map from response to stream, which with a stream opened and closed per request
+   * kept every closed stream's response, request and events reachable past the young-generation
+   * collections (see IdTable; issue 14).
+   */
+  private first?: SseStream;
+  private last?: SseStream;
+  private count = 0;
   private readonly perCaller = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private accepting = true;
@@ -165,11 +180,16 @@ export class SseStreams {
   readonly responseClosed: (this: ServerResponse) => void;
 
   constructor(@InjectA2AOptions() private readonly options: ResolvedServerOptions) {
-    const open = this.open;
     this.responseClosed = function (this: ServerResponse) {
-      open.get(this)?.responseClosed();
+      (this as WithStream)[OPEN_STREAM]?.responseClosed();
     };
-    this.timer = setInterval(() => this.open.forEach((s) => s.heartbeat()), options.streaming.heartbeatMs);
+    this.timer = setInterval(() => {
+      for (let stream = this.first; stream !== undefined; ) {
+        const next = stream.nextOpen; // taken first: a heartbeat's write may close its stream
+        stream.heartbeat();
+        stream = next;
+      }
+    }, options.streaming.heartbeatMs);
     this.timer.unref();
   }
 
@@ -182,26 +202,39 @@ export class SseStreams {
     if (!this.accepting) throw new UnavailableError('The server is shutting down and opens no new streams; connect again (to another instance)');
     const { maxStreams, maxStreamsPerCaller } = this.options.streaming;
     const mine = this.perCaller.get(subject) ?? 0;
-    if (this.open.size >= maxStreams || mine >= maxStreamsPerCaller) {
+    if (this.count >= maxStreams || mine >= maxStreamsPerCaller) {
       throw new ResourceExhaustedError('Too many open streams; close one and try again');
     }
     this.perCaller.set(subject, mine + 1);
     const stream = new SseStream(res, this, subject);
-    this.open.set(res, stream);
+    (res as WithStream)[OPEN_STREAM] = stream;
+    stream.prevOpen = this.last;
+    if (this.last) this.last.nextOpen = stream;
+    else this.first = stream;
+    this.last = stream;
+    this.count++;
     return stream;
   }
 
   /** Frees the slot of a stream that closed. */
   release(stream: SseStream, res: ServerResponse): void {
-    if (this.open.get(res) !== stream) return;
-    this.open.delete(res);
+    if ((res as WithStream)[OPEN_STREAM] !== stream) return;
+    (res as WithStream)[OPEN_STREAM] = undefined;
+    const { prevOpen, nextOpen } = stream;
+    if (prevOpen) prevOpen.nextOpen = nextOpen;
+    else this.first = nextOpen;
+    if (nextOpen) nextOpen.prevOpen = prevOpen;
+    else this.last = prevOpen;
+    // a closed stream points at no other: one still in the old space keeps none of the younger alive
+    stream.prevOpen = stream.nextOpen = undefined;
+    this.count--;
     const left = (this.perCaller.get(stream.subject) ?? 1) - 1;
     if (left > 0) this.perCaller.set(stream.subject, left);
     else this.perCaller.delete(stream.subject);
   }
 
   get size(): number {
-    return this.open.size;
+    return this.count;
   }
 
   /** Shutdown has begun: no new stream opens. */
@@ -217,6 +250,8 @@ export class SseStreams {
   /** Ends every stream (shutdown, after running tasks were given their final event). */
   closeAll(): void {
     clearInterval(this.timer);
-    [...this.open.values()].forEach((s) => s.close());
+    const open: SseStream[] = [];
+    for (let stream = this.first; stream !== undefined; stream = stream.nextOpen) open.push(stream);
+    open.forEach((s) => s.close());
   }
 }

@@ -19,6 +19,7 @@ import { stillWorking, TaskClaims } from './task-claims.js';
 import { Turn, type TurnDeps, type TurnParams } from './turn.js';
 import { newUuid } from './uuid.js';
 import { FAILURES } from './turn-events.js';
+import { IdTable } from '../id-table.js';
 
 /** @publicApi */
 export interface TaskManagerOptions {
@@ -48,8 +49,8 @@ export interface TaskManagerDeps {
 
 /** @publicApi */
 export class TaskManager {
-  /** The turns running on this instance, by task id: at most one per task. */
-  private readonly turns = new Map<string, Turn>();
+  /** The turns running on this instance, by task id: at most one per task (an IdTable: one comes and goes per message). */
+  private readonly turns = new IdTable<Turn>();
   private readonly backend: TaskBackend;
   private readonly turnDeps: TurnDeps;
   private readonly claims: TaskClaims;
@@ -167,13 +168,13 @@ export class TaskManager {
    */
   async shutdown(graceMs = 0): Promise<void> {
     this.stopAccepting();
-    const running = [...this.turns.values()];
+    const running = this.turns.values();
     if (graceMs > 0 && running.length > 0) {
       const deadline = new AbortController();
       await Promise.race([Promise.all(running.map((turn) => turn.done)), sleep(graceMs, undefined, { signal: deadline.signal }).catch(() => undefined)]);
       deadline.abort();
     }
-    await Promise.all([...this.turns.values()].map((turn) => turn.stop(FAILURES.shutdown)));
+    await Promise.all(this.turns.values().map((turn) => turn.stop(FAILURES.shutdown)));
   }
 
   /**

@@ -4,6 +4,7 @@ import { isTerminalEvent, type EventLog, type LoggedEvent } from '../event-log.j
 import { ConcurrentTaskUpdateError } from '../task-store.js';
 import { DEFAULT_RETENTION, TerminalRetention, type RetentionOptions } from '../retention.js';
 import { END, EventLogFollower, WAIT } from '../event-log-follower.js';
+import { IdTable } from '../id-table.js';
 
 interface Log {
   /** The task's id as the log was made with it: its followers hold this one string, not one of their own each (issue 14). */
@@ -17,7 +18,8 @@ interface Log {
 
 /** @publicApi */
 export class InMemoryEventLog implements EventLog {
-  private readonly logs = new Map<string, Log>();
+  /** An IdTable, not a Map: a log comes and goes with each task. */
+  private readonly logs = new IdTable<Log>();
   /** None when the log's owner lets each log go with its task. */
   private readonly retention?: TerminalRetention;
 

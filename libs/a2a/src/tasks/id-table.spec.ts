@@ -1,0 +1,28 @@
+import { describe, expect, it } from '@jest/globals';
+import { IdTable } from './id-table.js';
+
+describe('IdTable', () => {
+  it('keeps one value per id and counts them, whatever the id looks like', () => {
+    const table = new IdTable<{ n: number }>();
+    const ids = ['t-1', '__proto__', 'constructor', '42', 'hasOwnProperty', ''];
+    ids.forEach((id, n) => table.set(id, { n }));
+    table.set('t-1', { n: 9 }); // replaced, not counted twice
+    expect(table.size).toBe(ids.length);
+    expect(ids.map((id) => table.get(id)?.n)).toEqual([9, 1, 2, 3, 4, 5]);
+    expect(table.has('toString')).toBe(false);
+    expect(table.get('toString')).toBeUndefined();
+    expect(table.values().map((v) => v.n).sort()).toEqual([1, 2, 3, 4, 5, 9]);
+  });
+
+  it('forgets a deleted id, and says whether there was one', () => {
+    const table = new IdTable<{ n: number }>();
+    table.set('a', { n: 1 });
+    table.set('b', { n: 2 });
+    expect(table.delete('a')).toBe(true);
+    expect(table.delete('a')).toBe(false);
+    expect(table.delete('never')).toBe(false);
+    expect(table.has('a')).toBe(false);
+    expect(table.size).toBe(1);
+    expect(table.values()).toEqual([{ n: 2 }]);
+  });
+});
