@@ -4,7 +4,7 @@
  * at that rate keeps the values that passed through it reachable from its replaced backing tables
  * until the next full collection, so every turn and log outlived the young-generation collections
  * and was copied into the old space (issue 14: with these two tables and the open-streams list
- * moved off Maps, a stream's scavenge time halved; bench/README). A prototype-less dictionary
+ * moved off Maps, a stream's scavenge time fell by ~40%; bench/README). A prototype-less dictionary
  * object lets a deleted entry go at once. Its order is not insertion order (integer-like ids come
  * first): none of its users iterate in order.
  */
