@@ -27,7 +27,7 @@ import { cleanUpRedis, printRedisFloor, runKeyPrefix } from '../support/lifecycl
 import { streamsOnHeldTask } from '../support/held-task.js';
 import { LoadClient } from '../support/load.js';
 import { ServerUnavailable, type ServerProcess } from '../support/server-process.js';
-import { ceilingKey, ceilingStack, mayBeUnavailable, oursKey, oursStack, PLATFORMS, RAW, RAW_STACK, SDK, SDK_STACK, Stacks, unavailableReason } from '../support/stacks.js';
+import { ceilingKey, ceilingStack, mayBeUnavailable, oursKey, oursStack, PLATFORM_NAME, PLATFORMS, RAW, RAW_STACK, SDK, SDK_STACK, Stacks, unavailableReason } from '../support/stacks.js';
 import { lifecycleRequest, messageRequest, streamingRequest, type Platform, type WireRequest } from '../support/wire.js';
 
 /** In flight for the request scenarios: the issue's table is measured with 10 connections. */
@@ -171,13 +171,10 @@ function missing(results: Results, key: string, level: number): string | undefin
   return isFigure(measured) ? undefined : measured && 'unavailable' in measured ? measured.unavailable : 'not measured';
 }
 
-/** How goal and machine lines name a platform. */
-const PLATFORM_NAMES: Readonly<Record<Platform, string>> = { express: 'Express', fastify: 'Fastify' };
-
 function goalsOf(results: Results, scenario: string, level: number, platform: Platform, sdkTarget: number, ceilingTarget?: number, redis = false): void {
   const key = oursKey(platform, redis);
   const ours = results.get(at(key, level));
-  const name = PLATFORM_NAMES[platform];
+  const name = PLATFORM_NAME[platform];
   ratioGoal(`${name}: ${scenario} ≥ ${sdkTarget}× the SDK`, ratioOf(ours, results.get(at(SDK, level))), sdkTarget, missing(results, key, level));
   if (ceilingTarget !== undefined) {
     ratioGoal(`${name}: ${scenario} ≥ ${ceilingTarget} of the ${name} ceiling`, ratioOf(ours, results.get(at(ceilingKey(platform), level))), ceilingTarget, missing(results, key, level));
@@ -193,7 +190,7 @@ function goalsOf(results: Results, scenario: string, level: number, platform: Pl
 function machineNote(results: Results, level: number, platform: Platform, times: number): void {
   const sdkOfCeiling = ratioOf(results.get(at(SDK, level)), results.get(at(ceilingKey(platform), level)));
   if (sdkOfCeiling === undefined) return;
-  const name = PLATFORM_NAMES[platform];
+  const name = PLATFORM_NAME[platform];
   out(`machine  the SDK answers at ${sdkOfCeiling.toFixed(2)} of the ${name} ceiling's rate here: ${times}× the SDK is ${(times * sdkOfCeiling).toFixed(2)} of that ceiling`);
 }
 

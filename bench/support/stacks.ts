@@ -20,7 +20,8 @@ export interface StackDef {
 
 export const SDK = 'sdk';
 export const PLATFORMS: readonly Platform[] = ['express', 'fastify'];
-const PLATFORM_NAME: Record<Platform, string> = { express: 'Express', fastify: 'Fastify' };
+/** How labels, goal lines and machine lines name a platform. */
+export const PLATFORM_NAME: Readonly<Record<Platform, string>> = { express: 'Express', fastify: 'Fastify' };
 
 export const oursKey = (platform: Platform, redis = false) => `ours-${platform}${redis ? '-redis' : ''}`;
 export const ceilingKey = (platform: Platform) => `ceiling-${platform}`;
