@@ -6,7 +6,7 @@
 import type { Attributes, Context } from '@opentelemetry/api';
 import type { StreamResponse } from '../protocol/types.js';
 import { Observation, SpanKind } from './observation.js';
-import { errorType, instruments, tracing, type A2AInstruments, type OpenCount } from './telemetry-api.js';
+import { errorType, instruments, tracing, type A2AInstruments, type AttributeCount } from './telemetry-api.js';
 import { A2A_RPC_SERVICE, A2A_RPC_SYSTEM, ATTR } from './telemetry-names.js';
 import { DONE, nextTo, type ReceivingIterator, type ResultReceiver } from '../tasks/event-log-follower.js';
 
@@ -56,7 +56,7 @@ class ObservedRequest {
   private readonly startedAt = performance.now();
   private ended = false;
   /** The open streams' count this stream is in, while it is open. */
-  private open: OpenCount | undefined;
+  private open: AttributeCount | undefined;
 
   constructor(
     private readonly meters: A2AInstruments | undefined,
@@ -75,7 +75,8 @@ class ObservedRequest {
 
   /** The stream's events, observed ({@link ObservedStream}); it counts as open until it ends. */
   follow<E extends { readonly event: StreamResponse }>(events: AsyncIterable<E>): AsyncIterable<E> {
-    this.open = this.meters?.openStreams.opened(this.attributes);
+    this.open = this.meters?.openStreams.of(attributesKey(this.attributes), () => this.attributes);
+    if (this.open !== undefined) this.open.count++;
     return new ObservedStream(this, events[Symbol.asyncIterator]());
   }
 
@@ -195,6 +196,14 @@ function spanAttributes(metricAttributes: Attributes): Attributes {
 }
 
 /** Low-cardinality: no ids. */
+/**
+ * Names a set of {@link metricAttributes}: the agent's name, the one part that may hold any
+ * character, comes last, so no two sets share a key (cheaper than the set's JSON, per stream).
+ */
+function attributesKey(attributes: Attributes): string {
+  return `${attributes[ATTR.rpcMethod]}\n${attributes[ATTR.binding] ?? ''}\n${attributes[ATTR.protocolVersion] ?? ''}\n${attributes[ATTR.agent]}`;
+}
+
 function metricAttributes(call: ObservedCall, method: string): Attributes {
   const attributes: Attributes = { [ATTR.rpcMethod]: method, [ATTR.agent]: call.agent.name };
   if (call.binding !== undefined) attributes[ATTR.binding] = call.binding;

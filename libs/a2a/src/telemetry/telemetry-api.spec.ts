@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { MeterProvider, MetricReader, type HistogramMetricData, type SumMetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { InvalidParamsError, TaskNotFoundError } from '../protocol/errors.js';
 import type { StreamResponse } from '../protocol/types.js';
@@ -9,7 +9,7 @@ import type { ReceivingIterator, ResultReceiver } from '../tasks/event-log-follo
 import { observeRequest } from './request-telemetry.js';
 import { captureTraceContext, errorType, inboundContext, instruments, observing, tracing } from './telemetry-api.js';
 import { observeToolCall } from './tool-telemetry.js';
-import { observeTurn } from './turn-telemetry.js';
+import { observeTurn, recordTaskFinished } from './turn-telemetry.js';
 
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
@@ -43,7 +43,7 @@ class CollectingReader extends MetricReader {
 }
 
 describe('with metrics and no tracer', () => {
-  it('measures requests and turns (error.type on a failure; a turn that only replied is its request) and runs them without a context of its own', async () => {
+  it('measures requests and turns (error.type on a failure; a turn that only replied is its request), counts finished tasks, and runs them without a context of its own', async () => {
     const reader = new CollectingReader();
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [reader] }));
     try {
@@ -64,6 +64,10 @@ describe('with metrics and no tracer', () => {
       threwAfterReplying!.threw(new TypeError('secret'));
       threwAfterReplying!.end('replied');
       await expect(observeRequest(call, 'GetTask', () => Promise.reject(new TaskNotFoundError('Task x not found')))).rejects.toBeInstanceOf(TaskNotFoundError);
+      // counted without a turn (a task canceled while none ran it), and for an agent whose name holds a line break
+      recordTaskFinished('echo', 'TASK_STATE_COMPLETED');
+      recordTaskFinished('echo', 'TASK_STATE_WORKING'); // not final: not counted
+      recordTaskFinished('TASK_STATE_COMPLETED\necho', 'TASK_STATE_CANCELED');
 
       const { resourceMetrics } = await reader.collect();
       const points = (name: string) =>
@@ -71,6 +75,12 @@ describe('with metrics and no tracer', () => {
       expect(points('rpc.server.call.duration').map((p) => [p.attributes, p.value.count])).toEqual([
         [{ 'rpc.method': 'SendMessage', 'a2a.agent': 'echo', 'a2a.binding': 'JSONRPC', 'a2a.protocol.version': '1.0' }, 1],
         [{ 'rpc.method': 'GetTask', 'a2a.agent': 'echo', 'a2a.binding': 'JSONRPC', 'a2a.protocol.version': '1.0', 'error.type': 'TASK_NOT_FOUND' }, 1],
+      ]);
+      const finished = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'a2a.task.finished') as SumMetricData;
+      expect(finished.isMonotonic).toBe(true);
+      expect(finished.dataPoints.map((p) => [p.attributes, p.value])).toEqual([
+        [{ 'a2a.agent': 'echo', 'a2a.task.state': 'TASK_STATE_COMPLETED' }, 2],
+        [{ 'a2a.agent': 'TASK_STATE_COMPLETED\necho', 'a2a.task.state': 'TASK_STATE_CANCELED' }, 1],
       ]);
       expect(points('a2a.turn.duration').map((p) => [p.attributes, p.value.count])).toEqual([
         [{ 'a2a.agent': 'echo', 'a2a.task.state': 'TASK_STATE_COMPLETED' }, 1],

@@ -18,6 +18,7 @@ import {
   type Histogram,
   type Meter,
   type MeterProvider,
+  type Observable,
   type Tracer,
 } from '@opentelemetry/api';
 import { A2AError } from '../protocol/errors.js';
@@ -34,43 +35,41 @@ export function tracing(): Tracer | undefined {
   return tracer;
 }
 
-/** One attribute set's count of {@link OpenStreams}. */
-export interface OpenCount {
+/** One attribute set's count in a {@link CountsPerAttributes}. */
+export interface AttributeCount {
   readonly attributes: Attributes;
   count: number;
 }
 
 /**
- * SSE streams open now, per attribute set: counted here and reported when the SDK collects (an
- * observable up-down counter), where an UpDownCounter would take two points (two attribute hashes
- * by the SDK) per stream. An attribute set once seen stays, reporting 0 when its streams are gone,
- * as the UpDownCounter's sum did.
+ * Counts per attribute set, kept here and reported when the SDK collects (an observable counter or
+ * up-down counter): a count costs a Map lookup, where a synchronous instrument's point costs the
+ * SDK an attribute hash (it sorts and stringifies the attributes) and an aggregation, per point
+ * (issue 14). A set once seen stays, reporting its count (0 once its streams are gone), as the sum
+ * of a synchronous instrument does.
  */
-export class OpenStreams {
-  private readonly counts = new Map<string, OpenCount>();
+export class CountsPerAttributes {
+  private readonly counts = new Map<string, AttributeCount>();
 
-  constructor(meter: Meter) {
-    meter
-      .createObservableUpDownCounter(METRIC.openStreams, { description: 'A2A SSE streams open now', unit: '{stream}' })
-      .addCallback((result) => this.counts.forEach(({ count, attributes }) => result.observe(count, attributes)));
+  constructor(instrument: Observable) {
+    instrument.addCallback((result) => this.counts.forEach(({ count, attributes }) => result.observe(count, attributes)));
   }
 
-  /** A stream opened: the count it is in, which it takes one off when it ends. */
-  opened(attributes: Attributes): OpenCount {
-    // the attributes are made in one order by one function: their JSON names the set
-    const key = JSON.stringify(attributes);
-    let open = this.counts.get(key);
-    if (open === undefined) this.counts.set(key, (open = { attributes, count: 0 }));
-    open.count++;
-    return open;
+  /** The count of the set `key` names; `attributes()` makes the set the first time it is seen. */
+  of(key: string, attributes: () => Attributes): AttributeCount {
+    let counted = this.counts.get(key);
+    if (counted === undefined) this.counts.set(key, (counted = { attributes: attributes(), count: 0 }));
+    return counted;
   }
 }
 
 /** The library's metric instruments on one meter. */
 export class A2AInstruments {
   readonly serverDuration: Histogram;
-  readonly openStreams: OpenStreams;
-  readonly tasksFinished: Counter;
+  /** SSE streams open now (`a2a.server.open_streams`), by the request's attributes. */
+  readonly openStreams: CountsPerAttributes;
+  /** Tasks that reached a final state (`a2a.task.finished`), by agent and state. */
+  readonly tasksFinished: CountsPerAttributes;
   readonly turnDuration: Histogram;
   readonly pushAttempts: Counter;
   readonly pushDeliveryAttempts: Histogram;
@@ -81,8 +80,8 @@ export class A2AInstruments {
   constructor(meter: Meter) {
     const seconds = (description: string) => ({ description, unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS_S } });
     this.serverDuration = meter.createHistogram(METRIC.serverDuration, seconds('Duration of inbound A2A operations (streams: until they end)'));
-    this.openStreams = new OpenStreams(meter);
-    this.tasksFinished = meter.createCounter(METRIC.tasksFinished, { description: 'Tasks that reached a final state', unit: '{task}' });
+    this.openStreams = new CountsPerAttributes(meter.createObservableUpDownCounter(METRIC.openStreams, { description: 'A2A SSE streams open now', unit: '{stream}' }));
+    this.tasksFinished = new CountsPerAttributes(meter.createObservableCounter(METRIC.tasksFinished, { description: 'Tasks that reached a final state', unit: '{task}' }));
     this.turnDuration = meter.createHistogram(METRIC.turnDuration, seconds('Duration of executor turns'));
     this.pushAttempts = meter.createCounter(METRIC.pushAttempts, { description: 'Push notification delivery attempts', unit: '{attempt}' });
     this.pushDeliveryAttempts = meter.createHistogram(METRIC.pushDeliveryAttempts, {

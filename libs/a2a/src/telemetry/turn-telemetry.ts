@@ -90,5 +90,7 @@ function recordTurn(meters: A2AInstruments, agent: string, state: TurnEnd, throw
 
 /** Counts a task of `agent` that reached `state`, when it is final. */
 export function recordTaskFinished(agent: string, state: TaskState): void {
-  if (isTerminalState(state)) instruments()?.tasksFinished.add(1, { [ATTR.agent]: agent, [ATTR.taskState]: state });
+  const finished = isTerminalState(state) ? instruments()?.tasksFinished : undefined;
+  // the state is a TaskState name, with no line break: the agent's name after it may hold any character
+  if (finished) finished.of(`${state}\n${agent}`, () => ({ [ATTR.agent]: agent, [ATTR.taskState]: state })).count++;
 }
