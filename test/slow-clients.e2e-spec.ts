@@ -9,7 +9,9 @@ import { createParser } from 'eventsource-parser';
 import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { A2AModule } from 'nestjs-a2a';
+import { Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { A2AModule, type A2AModuleOptions } from 'nestjs-a2a';
 import { waitUntil } from 'nestjs-a2a/testing';
 import { startApp } from './support/custom-app.js';
 import { WaitingAgent } from './support/waiting-agent.js';
@@ -78,12 +80,13 @@ function trickle(port: number, head: string, piece: string, pieces: number): Pro
 describeOnEachPlatform('slow clients, with short server timeouts', () => {
   const HEADERS_TIMEOUT_MS = 500;
   const REQUEST_TIMEOUT_MS = 1000;
+  const KEEP_ALIVE_MS = 4000;
   let running: RunningApp;
   let port: number;
 
   beforeAll(async () => {
     running = await startApp(
-      A2AModule.forRoot({ httpServer: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS }, streaming: { heartbeatMs: 1000 } }),
+      A2AModule.forRoot({ httpServer: { headersTimeoutMs: HEADERS_TIMEOUT_MS, requestTimeoutMs: REQUEST_TIMEOUT_MS, keepAliveTimeoutMs: KEEP_ALIVE_MS }, streaming: { heartbeatMs: 1000 } }),
       [WaitingAgent],
     );
     port = Number(new URL(running.url).port);
@@ -92,7 +95,7 @@ describeOnEachPlatform('slow clients, with short server timeouts', () => {
 
   it('sets them on the server the app runs on', () => {
     const server = running.app.getHttpServer() as Server;
-    expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, 5000]);
+    expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_MS]);
   });
 
   it('cuts trickled headers and a trickled body, while open streams (POST with a body, and GET) and a blocking SendMessage go on for many request timeouts', async () => {
@@ -140,12 +143,36 @@ describeOnEachPlatform('slow clients, with short server timeouts', () => {
   });
 });
 
+/** The keep-alive a server has of its own: Node's on Express, Fastify's. */
+const OWN_KEEP_ALIVE_MS = { express: 5000, fastify: 72_000 };
+
 describeOnEachPlatform('server timeouts: defaults and choices', () => {
-  it('defaults to 20 s for the headers, 60 s for a request, 5 s of keep-alive', async () => {
+  it("defaults to 20 s for the headers and 60 s for a request, leaving the server's own keep-alive", async () => {
     const running = await startApp(A2AModule.forRoot(), [WaitingAgent]);
     const server = running.app.getHttpServer() as Server;
-    expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout]).toEqual([20_000, 60_000, 5000]);
+    const timeouts = [server.headersTimeout, server.requestTimeout, server.keepAliveTimeout];
     await running.close();
+    expect(timeouts).toEqual([20_000, 60_000, OWN_KEEP_ALIVE_MS[currentPlatform()]]);
+  });
+
+  it('keeps the keep-alive the app gave its adapter or server, unless httpServer.keepAliveTimeoutMs is set', async () => {
+    const keepAliveWith = async (options: A2AModuleOptions) => {
+      @Module({ imports: [A2AModule.forRoot(options)], providers: [WaitingAgent] })
+      class AppModule {}
+      const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+      // as a host sets it: the Fastify adapter's option, or the Express server's property before listening
+      const app =
+        currentPlatform() === 'fastify'
+          ? moduleRef.createNestApplication(new (await import('@nestjs/platform-fastify')).FastifyAdapter({ keepAliveTimeout: 120_000 }), { logger: false })
+          : moduleRef.createNestApplication({ logger: false });
+      if (currentPlatform() === 'express') (app.getHttpServer() as Server).keepAliveTimeout = 120_000;
+      await app.listen(0, '127.0.0.1');
+      const keepAlive = (app.getHttpServer() as Server).keepAliveTimeout;
+      await app.close();
+      return keepAlive;
+    };
+    expect(await keepAliveWith({})).toBe(120_000);
+    expect(await keepAliveWith({ httpServer: { keepAliveTimeoutMs: 65_000 } })).toBe(65_000);
   });
 
   it('leaves the server as the host set it with httpServer: false', async () => {

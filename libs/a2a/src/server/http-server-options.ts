@@ -15,13 +15,17 @@ export interface A2AHttpServerOptions {
    * never to the answer (streams stay open). Default 60000.
    */
   requestTimeoutMs?: number;
-  /** How long an idle keep-alive connection is kept open, in milliseconds (Node's `server.keepAliveTimeout`). Default 5000. */
+  /**
+   * How long an idle keep-alive connection is kept open, in milliseconds (Node's
+   * `server.keepAliveTimeout`). Unset, the server keeps its own: Node's 5 s on Express, Fastify's
+   * 72 s, or whatever the app gave its adapter or server.
+   */
   keepAliveTimeoutMs?: number;
 }
 
-export type ResolvedHttpServerOptions = Required<A2AHttpServerOptions>;
+export type ResolvedHttpServerOptions = Required<Omit<A2AHttpServerOptions, 'keepAliveTimeoutMs'>> & Pick<A2AHttpServerOptions, 'keepAliveTimeoutMs'>;
 
-export const HTTP_SERVER_DEFAULTS: ResolvedHttpServerOptions = { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 };
+export const HTTP_SERVER_DEFAULTS: ResolvedHttpServerOptions = { headersTimeoutMs: 20_000, requestTimeoutMs: 60_000 };
 
 class HttpServerDto {
   @IntegerOption(1, undefined, 'milliseconds') headersTimeoutMs?: unknown;

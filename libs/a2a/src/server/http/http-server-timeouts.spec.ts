@@ -16,7 +16,8 @@ const problemsOf = (httpServer: unknown): string[] => {
 
 describe('the httpServer option', () => {
   it('merges the defaults, or leaves the server alone with false', () => {
-    expect(resolveA2AOptions({}).httpServer).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 });
+    expect(resolveA2AOptions({}).httpServer).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 60_000 });
+    expect(resolveA2AOptions({ httpServer: { keepAliveTimeoutMs: 65_000 } }).httpServer).toEqual({ ...HTTP_SERVER_DEFAULTS, keepAliveTimeoutMs: 65_000 });
     expect(resolveA2AOptions({ httpServer: { requestTimeoutMs: 120_000 } }).httpServer).toEqual({ ...HTTP_SERVER_DEFAULTS, requestTimeoutMs: 120_000 });
     expect(resolveA2AOptions({ httpServer: false }).httpServer).toBe(false);
   });

@@ -36,7 +36,8 @@ export class HttpServerTimeouts implements OnApplicationBootstrap {
     if (settings === false || !server || typeof server.headersTimeout !== 'number') return;
     server.headersTimeout = settings.headersTimeoutMs;
     server.requestTimeout = settings.requestTimeoutMs;
-    server.keepAliveTimeout = settings.keepAliveTimeoutMs;
+    // not a bound against slow clients: the host's own (its adapter's, or Fastify's 72 s) stays unless asked
+    if (settings.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = settings.keepAliveTimeoutMs;
     // read by Node when the server starts listening
     if (!server.listening) (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = checkingIntervalOf(settings);
     else this.logger.warn('The HTTP server was already listening: its timeouts are now set, but they are checked only every 30 s');
