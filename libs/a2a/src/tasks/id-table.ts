@@ -8,7 +8,7 @@
  * object lets a deleted entry go at once. Its order is not insertion order (integer-like ids come
  * first): none of its users iterate in order.
  */
-export class IdTable<V extends object> {
+export class IdTable<V extends object | string> {
   private readonly entries: Record<string, V | undefined> = Object.create(null) as Record<string, V | undefined>;
   private count = 0;
 

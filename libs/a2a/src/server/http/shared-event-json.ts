@@ -15,22 +15,27 @@ import type { StreamResponse } from '../../protocol/types.js';
 /** One encoding of stream events (1.0 ProtoJSON, or a 0.3 translation). */
 export type EventEncoder = (event: StreamResponse) => unknown;
 
-/** The texts made in this tick, per encoder. */
-const textsByEncoder = new Map<EventEncoder, Map<StreamResponse, string>>();
+/**
+ * The texts made in this tick, per encoder: a table made in the tick and let go at its end, not one
+ * long-lived Map emptied every tick, which kept each tick's texts and events alive past the
+ * young-generation collections (see IdTable).
+ */
+let textsThisTick: Map<EventEncoder, Map<StreamResponse, string>> | undefined;
 
 /** `JSON.stringify(encode(event))`, made once per event and encoder in a tick. */
 export function sharedEventJson(event: StreamResponse, encode: EventEncoder): string {
   if ('task' in event) return JSON.stringify(encode(event));
-  let texts = textsByEncoder.get(encode);
-  if (!texts) {
-    if (textsByEncoder.size === 0) process.nextTick(forgetTexts);
-    textsByEncoder.set(encode, (texts = new Map()));
+  if (textsThisTick === undefined) {
+    textsThisTick = new Map();
+    process.nextTick(forgetTexts);
   }
+  let texts = textsThisTick.get(encode);
+  if (!texts) textsThisTick.set(encode, (texts = new Map()));
   let text = texts.get(event);
   if (text === undefined) texts.set(event, (text = JSON.stringify(encode(event))));
   return text;
 }
 
 function forgetTexts(): void {
-  textsByEncoder.clear();
+  textsThisTick = undefined;
 }

@@ -109,6 +109,39 @@ describe('InMemoryEventLog.waitingFollowers', () => {
   });
 });
 
+describe('InMemoryEventLog waiters', () => {
+  it('holds a set of waiting followers only while one waits: a kept log holds none once its streams took their events or left', async () => {
+    const log = new InMemoryEventLog();
+    try {
+      await log.append('t', stateEvent('t', 'TASK_STATE_WORKING'), 0);
+      expect(log.logOf('t').waiters).toBeUndefined(); // nobody ever followed it
+      const taken: number[] = [];
+      const reading = (async () => {
+        for await (const { seq } of log.follow('t', 0)) {
+          taken.push(seq);
+          if (seq === 2) break; // as a stream ends at the task's final state
+        }
+      })();
+      await waitUntil(() => log.waitingFollowers === 1);
+      await log.append('t', stateEvent('t', 'TASK_STATE_COMPLETED'), 1);
+      await reading;
+      expect(taken).toEqual([1, 2]);
+      expect(log.logOf('t').waiters).toBeUndefined();
+
+      // a follower that leaves while it waits takes its set with it
+      await log.append('u', stateEvent('u', 'TASK_STATE_WORKING'), 0);
+      const leaving = log.follow('u', 1)[Symbol.asyncIterator]();
+      const waiting = leaving.next();
+      expect(log.waitingFollowers).toBe(1);
+      await leaving.return!();
+      expect(await waiting).toEqual({ done: true, value: undefined });
+      expect(log.logOf('u').waiters).toBeUndefined();
+    } finally {
+      log.close();
+    }
+  });
+});
+
 describe('InMemoryEventLog.follow, return()', () => {
   it('ends a follower that waits for an append at once (a generator would wait for that append), leaving no waiter behind', async () => {
     const log = new InMemoryEventLog();

@@ -10,8 +10,8 @@ interface Log {
   /** The task's id as the log was made with it: its followers hold this one string, not one of their own each (issue 14). */
   readonly taskId: string;
   readonly events: LoggedEvent[];
-  /** Followers waiting for the next append. */
-  readonly waiters: Set<LogFollower>;
+  /** Followers waiting for the next append; none while nobody waits (a log kept after its task ended holds no set). */
+  waiters?: Set<LogFollower>;
   /** The task was dropped (expired, evicted): its followers stop. */
   dropped?: boolean;
 }
@@ -71,7 +71,7 @@ export class InMemoryEventLog implements EventLog {
   /** @internal A follower has stopped: a log that never started must not stay behind for it. */
   followerLeft(taskId: string): void {
     const log = this.logs.get(taskId);
-    if (log && log.events.length === 0 && log.waiters.size === 0) this.logs.delete(taskId);
+    if (log && log.events.length === 0 && !log.waiters?.size) this.logs.delete(taskId);
   }
 
   /** Forgets a task's log (its snapshot was dropped); whoever follows it stops. */
@@ -91,14 +91,14 @@ export class InMemoryEventLog implements EventLog {
   /** Followers waiting for an append, over every log: 0 once every stream has ended (diagnostics, leak tests). */
   get waitingFollowers(): number {
     let waiting = 0;
-    for (const log of this.logs.values()) waiting += log.waiters.size;
+    for (const log of this.logs.values()) waiting += log.waiters?.size ?? 0;
     return waiting;
   }
 
   private log(taskId: string): Log {
     let log = this.logs.get(taskId);
     if (!log) {
-      log = { taskId, events: [], waiters: new Set() };
+      log = { taskId, events: [] };
       this.logs.set(taskId, log);
     }
     return log;
@@ -107,9 +107,10 @@ export class InMemoryEventLog implements EventLog {
 
 /** Resumes every follower waiting for `log`'s next event. */
 function wakeFollowers(log: Log): void {
-  if (log.waiters.size === 0) return; // the usual append: nobody follows
-  const waiters = [...log.waiters];
-  log.waiters.clear();
+  const waiters = log.waiters;
+  if (waiters === undefined) return; // the usual append: nobody follows
+  // taken off the log: a follower that waits again joins a new set, and a kept log holds none
+  log.waiters = undefined;
   waiters.forEach((follower) => follower.wake());
 }
 
@@ -132,8 +133,7 @@ class LogFollower extends EventLogFollower {
   protected take(): IteratorResult<LoggedEvent> | typeof WAIT | typeof END {
     const waitedOn = this.waitingOn;
     if (waitedOn) {
-      waitedOn.waiters.delete(this);
-      this.waitingOn = undefined;
+      this.stopWaiting(waitedOn);
       // the log it waited on was dropped (expired, evicted): it stops, even if the task's id has a new log by now
       if (waitedOn.dropped) return END;
     }
@@ -141,13 +141,17 @@ class LogFollower extends EventLogFollower {
     if (log.dropped) return END;
     if (this.index < log.events.length) return { done: false, value: log.events[this.index++] };
     this.waitingOn = log;
-    log.waiters.add(this);
+    (log.waiters ??= new Set()).add(this);
     return WAIT;
   }
 
   protected stop(): void {
-    this.waitingOn?.waiters.delete(this);
-    this.waitingOn = undefined;
+    if (this.waitingOn) this.stopWaiting(this.waitingOn);
     this.logs.followerLeft(this.taskId);
+  }
+
+  private stopWaiting(log: Log): void {
+    this.waitingOn = undefined;
+    if (log.waiters?.delete(this) && log.waiters.size === 0) log.waiters = undefined;
   }
 }

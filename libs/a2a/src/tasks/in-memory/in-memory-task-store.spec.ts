@@ -122,6 +122,22 @@ describe('InMemoryTaskStore context index', () => {
   });
 });
 
+describe('InMemoryTaskStore ids and contexts', () => {
+  it('keeps tasks and contexts whose ids are names an object has of its own (its tables are prototype-less)', async () => {
+    const scope: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
+    const store = new InMemoryTaskStore();
+    const odd = ['__proto__', 'constructor', 'toString', '42'];
+    for (const id of odd) await store.save(scope, makeTask(id, { contextId: id }), 1, 0);
+    for (const id of odd) {
+      expect((await store.get(scope, id))?.task.id).toBe(id);
+      expect((await store.list(scope, { contextId: id, pageSize: 10 })).tasks.map((t) => t.id)).toEqual([id]);
+    }
+    expect((await store.list(scope, { pageSize: 10 })).totalSize).toBe(odd.length);
+    expect(await store.get(scope, 'hasOwnProperty')).toBeUndefined();
+    store.close();
+  });
+});
+
 describe('InMemoryTaskStore byte budget and interrupted tasks', () => {
   const alice: TaskScope = { agent: 'agent', tenant: '', subject: 'alice' };
   const bob: TaskScope = { agent: 'agent', tenant: '', subject: 'bob' };

@@ -10,6 +10,7 @@ import { DEFAULT_INTERRUPTED_TTL_MS, DEFAULT_RETENTION, TerminalRetention, type 
 import { ConcurrentTaskUpdateError, sameScope, type StoredTask, type TaskPage, type TaskQuery, type TaskScope, type TaskStore } from '../task-store.js';
 import { DEFAULT_STORAGE_BUDGET, storageBudgetExhausted, type StorageBudgetOptions } from '../storage-budget.js';
 import { StorageBudget, ownerOf } from './storage-budget.js';
+import { IdTable } from '../id-table.js';
 
 /** @publicApi */
 export interface InMemoryTaskStoreOptions extends RetentionOptions {
@@ -19,14 +20,15 @@ export interface InMemoryTaskStoreOptions extends RetentionOptions {
 
 /** @publicApi */
 export class InMemoryTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, StoredTask>();
+  /** IdTables, not Maps: a task comes and goes with each message, and a Map with that churn kept every task past the young-generation collections. */
+  private readonly tasks = new IdTable<StoredTask>();
   /**
    * Task ids by scope and contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its
    * context only. Keyed by the scope too, so one caller's tasks in a context never slow another's list.
    * A context of one task (the usual: a message that names no context starts one) holds its id alone,
    * not a Set: a Set and its table are ~200 bytes more per kept task, made and collected per task.
    */
-  private readonly contexts = new Map<string, string | Set<string>>();
+  private readonly contexts = new IdTable<string | Set<string>>();
   private readonly finished: TerminalRetention;
   private readonly interrupted: TerminalRetention;
   private readonly budget: StorageBudget;
