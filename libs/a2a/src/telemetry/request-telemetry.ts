@@ -195,7 +195,6 @@ function spanAttributes(metricAttributes: Attributes): Attributes {
   return { [ATTR.rpcSystem]: A2A_RPC_SYSTEM, [ATTR.rpcService]: A2A_RPC_SERVICE, ...metricAttributes };
 }
 
-/** Low-cardinality: no ids. */
 /**
  * Names a set of {@link metricAttributes}: the agent's name, the one part that may hold any
  * character, comes last, so no two sets share a key (cheaper than the set's JSON, per stream).
@@ -204,6 +203,7 @@ function attributesKey(attributes: Attributes): string {
   return `${attributes[ATTR.rpcMethod]}\n${attributes[ATTR.binding] ?? ''}\n${attributes[ATTR.protocolVersion] ?? ''}\n${attributes[ATTR.agent]}`;
 }
 
+/** Low-cardinality: no ids. */
 function metricAttributes(call: ObservedCall, method: string): Attributes {
   const attributes: Attributes = { [ATTR.rpcMethod]: method, [ATTR.agent]: call.agent.name };
   if (call.binding !== undefined) attributes[ATTR.binding] = call.binding;
