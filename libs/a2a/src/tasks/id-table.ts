@@ -1,6 +1,6 @@
 /**
  * Values by string id, for tables whose entries come and go at the rate of requests (the turns
- * running, the in-memory logs). Not a `Map`: measured on node 20, a Map with entries set and deleted
+ * running, the in-memory logs, the in-memory store's tasks and contexts). Not a `Map`: measured on node 20, a Map with entries set and deleted
  * at that rate kept the values that passed through it alive past the young-generation collections
  * (its replaced backing tables are the likely holders; not confirmed in V8's source), so every turn
  * and log was copied into the old space (issue 14: with these two tables and the open-streams list

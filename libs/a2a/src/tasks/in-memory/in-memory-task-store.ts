@@ -20,7 +20,7 @@ export interface InMemoryTaskStoreOptions extends RetentionOptions {
 
 /** @publicApi */
 export class InMemoryTaskStore implements TaskStore {
-  /** IdTables, not Maps: a task comes and goes with each message, and a Map with that churn kept every task past the young-generation collections. */
+  /** IdTables, not Maps: kept tasks come and go at the rate of messages (one finished in, the oldest out), the churn that kept a Map's passing entries alive past the young-generation collections (see IdTable). */
   private readonly tasks = new IdTable<StoredTask>();
   /**
    * Task ids by scope and contextId: ListTasks by contextId (what `ctx.conversation()` reads) walks its
