@@ -1,12 +1,12 @@
 /**
  * Values by string id, for tables whose entries come and go at the rate of requests (the turns
- * running, the in-memory logs, the in-memory store's tasks and contexts). Not a `Map`: measured on node 20, a Map with entries set and deleted
- * at that rate kept the values that passed through it alive past the young-generation collections
- * (its replaced backing tables are the likely holders; not confirmed in V8's source), so every turn
- * and log was copied into the old space (issue 14: with these two tables and the open-streams list
- * moved off Maps, a stream's scavenge time fell by ~40%; bench/README). A prototype-less dictionary
- * object lets a deleted entry go at once. Its order is not insertion order (integer-like ids come
- * first): none of its users iterate in order.
+ * running, the in-memory logs, the in-memory store's tasks and contexts). Not a `Map`: measured on
+ * node 20, a Map with entries set and deleted at that rate kept the values that passed through it
+ * alive past the young-generation collections (its replaced backing tables are the likely holders;
+ * not confirmed in V8's source), so every turn and log was copied into the old space (issue 14: with
+ * the turns, the logs and the open-streams list moved off Maps, a stream's scavenge time fell by
+ * ~40%; bench/README). A prototype-less dictionary object lets a deleted entry go at once. Its
+ * order is not insertion order (integer-like ids come first): none of its users iterate in order.
  */
 export class IdTable<V extends object | string> {
   private readonly entries: Record<string, V | undefined> = Object.create(null) as Record<string, V | undefined>;

@@ -75,8 +75,7 @@ class ObservedRequest {
 
   /** The stream's events, observed ({@link ObservedStream}); it counts as open until it ends. */
   follow<E extends { readonly event: StreamResponse }>(events: AsyncIterable<E>): AsyncIterable<E> {
-    this.open = this.meters?.openStreams.of(attributesKey(this.attributes), () => this.attributes);
-    if (this.open !== undefined) this.open.count++;
+    this.open = this.meters?.openStreams.add(attributesKey(this.attributes), () => this.attributes);
     return new ObservedStream(this, events[Symbol.asyncIterator]());
   }
 

@@ -55,10 +55,14 @@ export class CountsPerAttributes {
     instrument.addCallback((result) => this.counts.forEach(({ count, attributes }) => result.observe(count, attributes)));
   }
 
-  /** The count of the set `key` names; `attributes()` makes the set the first time it is seen. */
-  of(key: string, attributes: () => Attributes): AttributeCount {
+  /**
+   * Counts one more in the set `key` names (`attributes()` makes the set the first time it is
+   * seen); returns its count, which an up-down count takes one off again (a stream that ended).
+   */
+  add(key: string, attributes: () => Attributes): AttributeCount {
     let counted = this.counts.get(key);
     if (counted === undefined) this.counts.set(key, (counted = { attributes: attributes(), count: 0 }));
+    counted.count++;
     return counted;
   }
 }

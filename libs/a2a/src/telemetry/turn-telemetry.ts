@@ -90,7 +90,7 @@ function recordTurn(meters: A2AInstruments, agent: string, state: TurnEnd, throw
 
 /** Counts a task of `agent` that reached `state`, when it is final. */
 export function recordTaskFinished(agent: string, state: TaskState): void {
-  const finished = isTerminalState(state) ? instruments()?.tasksFinished : undefined;
+  if (!isTerminalState(state)) return;
   // the state is a TaskState name, with no line break: the agent's name after it may hold any character
-  if (finished) finished.of(`${state}\n${agent}`, () => ({ [ATTR.agent]: agent, [ATTR.taskState]: state })).count++;
+  instruments()?.tasksFinished.add(`${state}\n${agent}`, () => ({ [ATTR.agent]: agent, [ATTR.taskState]: state }));
 }
