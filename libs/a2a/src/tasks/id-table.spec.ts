@@ -25,4 +25,26 @@ describe('IdTable', () => {
     expect(table.size).toBe(1);
     expect(table.values()).toEqual([{ n: 2 }]);
   });
+
+  it('agrees with a Map through churn: slots taken again, the table emptied and filled again', () => {
+    const table = new IdTable<{ n: number }>();
+    const model = new Map<string, { n: number }>();
+    let seed = 7;
+    const random = (below: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % below;
+    for (let step = 0; step < 5000; step++) {
+      const id = `id-${random(40)}`;
+      if (random(3) === 0) {
+        expect(table.delete(id)).toBe(model.delete(id));
+      } else {
+        const value = { n: step };
+        table.set(id, value);
+        model.set(id, value);
+      }
+      if (step % 500 === 0) for (const key of [...model.keys()]) expect(table.delete(key)).toBe(model.delete(key)); // emptied
+      expect(table.size).toBe(model.size);
+      expect(table.get(id)).toBe(model.get(id));
+      expect(table.has(id)).toBe(model.has(id));
+    }
+    expect(table.values().sort((a, b) => a.n - b.n)).toEqual([...model.values()].sort((a, b) => a.n - b.n));
+  });
 });
