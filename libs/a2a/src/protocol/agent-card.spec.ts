@@ -294,4 +294,12 @@ describe('mediaTypeAccepted', () => {
   ])('$mediaType in $modes → $accepted', ({ mediaType, modes, accepted }) => {
     expect(mediaTypeAccepted(mediaType, modes)).toBe(accepted);
   });
+
+  it('answers the same when the modes of one agent are asked again and again (they are parsed once)', () => {
+    const modes = ['text/plain', 'image/*', 'application/json; charset=utf-8'];
+    const asked = ['text/plain', 'image/png', 'TEXT/PLAIN', 'application/json', 'audio/mpeg', 'image/jpeg', 'text/html'];
+    const first = asked.map((m) => mediaTypeAccepted(m, modes));
+    expect(first).toEqual([true, true, true, true, false, true, false]);
+    for (let round = 0; round < 3; round++) expect(asked.map((m) => mediaTypeAccepted(m, modes))).toEqual(first);
+  });
 });

@@ -90,9 +90,24 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 
 /** Is `mediaType` among `modes`? Modes may use wildcards (a star type or subtype, as in `image/` + star); parameters are ignored. */
 export function mediaTypeAccepted(mediaType: string, modes: readonly string[]): boolean {
+  if (modes.includes(mediaType)) return true; // the usual case: the very text of a mode
+  const [type, subtype] = mediaRange(mediaType);
+  return rangesOf(modes).some(([mType, mSub]) => (mType === '*' || mType === type) && (mSub === '*' || mSub === subtype));
+}
+
+/** A media type or mode as compared: lower-cased type and subtype, parameters dropped. */
+type MediaRange = readonly [type: string, subtype: string | undefined];
+
+function mediaRange(mediaType: string): MediaRange {
   const [type, subtype] = mediaType.split(';')[0].trim().toLowerCase().split('/');
-  return modes.some((mode) => {
-    const [mType, mSub] = mode.split(';')[0].trim().toLowerCase().split('/');
-    return (mType === '*' || mType === type) && (mSub === '*' || mSub === subtype);
-  });
+  return [type, subtype];
+}
+
+/** An agent's modes, parsed once (they are fixed when it is published), not for every part of every message. */
+const parsedModes = new WeakMap<readonly string[], readonly MediaRange[]>();
+
+function rangesOf(modes: readonly string[]): readonly MediaRange[] {
+  let ranges = parsedModes.get(modes);
+  if (ranges === undefined) parsedModes.set(modes, (ranges = modes.map(mediaRange)));
+  return ranges;
 }
