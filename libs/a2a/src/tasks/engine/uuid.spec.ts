@@ -2,7 +2,7 @@ import { newUuid } from './uuid.js';
 
 describe('newUuid', () => {
   it('makes version 4 UUIDs (RFC 9562 variant), lower-case, every one different', () => {
-    const ids = Array.from({ length: 1000 }, () => newUuid()); // past several batches of random bytes
+    const ids = Array.from({ length: 3000 }, () => newUuid()); // past several batches of random bytes
     for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Set(ids).size).toBe(ids.length);
   });

@@ -5,10 +5,11 @@
  */
 import { randomFillSync } from 'node:crypto';
 
-const BATCH = 128;
+/** 16 KB of random bytes at a time: a draw costs about as much for 16 KB as for 2 (~5 and ~4 µs, node 20), so 1,024 ids share one rather than 128. */
+const BATCH = 1024;
 const HEX = Buffer.from('0123456789abcdef', 'latin1');
 const DASH = 0x2d;
-/** Random bytes for BATCH ids, drawn at once as node's randomUUID draws them. */
+/** Random bytes for BATCH ids, drawn at once (node's randomUUID draws them for 128). */
 const pool = Buffer.alloc(16 * BATCH);
 let next = BATCH;
 /** The text of the id being made (copied into a string at the end). */
