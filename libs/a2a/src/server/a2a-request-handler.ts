@@ -37,6 +37,7 @@ import {
 } from '../protocol/types.js';
 import type { A2ACaller } from '../tasks/agent-executor.js';
 import { TaskManager } from '../tasks/engine/task-manager.js';
+import type { Turn } from '../tasks/engine/turn.js';
 import type { TaskScope } from '../tasks/task-store.js';
 import { PushNotifications } from '../push/push-notifications.js';
 import type { Context } from '../telemetry/telemetry-api.js';
@@ -237,14 +238,21 @@ export class A2ARequestHandler {
     return encoded;
   }
 
-  private async startTurn(call: A2ACall, request: SendMessageRequest) {
+  /**
+   * Starts the message's turn. Not an async function: a message without an inline push config
+   * (most) gets the task manager's own promise, not one more around it and the turns it costs to
+   * follow one. Called only with `await` from async functions: what it throws is their rejection.
+   */
+  private startTurn(call: A2ACall, request: SendMessageRequest): Promise<Turn> {
     const inline = request.configuration?.taskPushNotificationConfig;
-    if (inline) {
-      if (!this.push.enabled) {
-        throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
-      }
-      await this.push.validate(inline, 'configuration.taskPushNotificationConfig.url');
+    if (!inline) return this.sendTurn(call, request, undefined);
+    if (!this.push.enabled) {
+      throw new PushNotificationNotSupportedError('Push notifications are not supported by this agent (configuration.taskPushNotificationConfig)');
     }
+    return this.push.validate(inline, 'configuration.taskPushNotificationConfig.url').then(() => this.sendTurn(call, request, inline));
+  }
+
+  private sendTurn(call: A2ACall, request: SendMessageRequest, inline: TaskPushNotificationConfig | undefined): Promise<Turn> {
     const refused = request.message.parts.find((p) => p.mediaType !== undefined && !mediaTypeAccepted(p.mediaType, call.agent.inputModes));
     if (refused) {
       throw new ContentTypeNotSupportedError(`This agent does not take ${echoed(refused.mediaType!)}; it takes ${call.agent.inputModes.join(', ')}`, {
