@@ -27,6 +27,15 @@ export interface ServerSpec {
   readonly redis?: { readonly url: string; readonly keyPrefix: string };
 }
 
+/** What `handler-path` tells its workers (./handler-worker.ts), one process per build. */
+export const HANDLER_ENV = { root: 'BENCH_HANDLER_ROOT', kind: 'BENCH_HANDLER_KIND', rounds: 'BENCH_HANDLER_ROUNDS', roundMs: 'BENCH_HANDLER_ROUND_MS' } as const;
+
+/** `message`: SendMessage answered with a Message; `lifecycle`: blocking SendMessage → the COMPLETED task. */
+export type HandlerKind = 'message' | 'lifecycle';
+
+/** What a handler worker sends its parent: µs per operation of each measured round, or why it could not. */
+export type HandlerReply = { readonly perRound: number[] } | { readonly failed: string };
+
 /** A server's memory after full collections, in bytes (`process.memoryUsage()`). */
 export interface MemoryFigures {
   readonly rss: number;
