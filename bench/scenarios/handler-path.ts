@@ -14,6 +14,8 @@
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { out, type BenchConfig, type Scenario } from '../harness.js';
 import { median } from '../support/figures.js';
@@ -29,6 +31,9 @@ const KINDS: ReadonlyArray<{ readonly kind: HandlerKind; readonly name: string }
 
 /** µs per operation of each round, for one build in one sitting. */
 async function measure(root: string, kind: HandlerKind, config: BenchConfig): Promise<number[]> {
+  if (!existsSync(join(root, 'dist-bench/support/lifecycle.js'))) {
+    throw new Error(`${root} holds no built bench (dist-bench/support/lifecycle.js): run npm ci, npm run build and npx tsc -p bench/tsconfig.json there`);
+  }
   const child = fork(WORKER, [], {
     cwd: root,
     env: { ...process.env, [HANDLER_ENV.root]: root, [HANDLER_ENV.kind]: kind, [HANDLER_ENV.rounds]: String(config.rounds), [HANDLER_ENV.roundMs]: String(config.roundMs) },
