@@ -215,6 +215,12 @@ export function out(text = ''): void {
   process.stdout.write(`${text}\n`);
 }
 
+/** A table of text cells, each column as wide as its widest cell, left-aligned. */
+export function printColumns(header: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  for (const line of [header, ...rows]) out(line.map((cell, i) => cell.padEnd(widths[i])).join('  '));
+}
+
 let muted = 0;
 let mutedCalls = 0;
 const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'] as const;

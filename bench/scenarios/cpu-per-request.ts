@@ -19,7 +19,7 @@
  * interleaving cannot share out: `--sittings=N` starts every server anew N times (the two builds in
  * the other order each time) and gives the median of the sittings' ratios, and each of them.
  */
-import { out, type BenchConfig, type Scenario } from '../harness.js';
+import { out, printColumns, type BenchConfig, type Scenario } from '../harness.js';
 import { median } from '../support/figures.js';
 import { LoadClient } from '../support/load.js';
 import { ServerProcess, ServerUnavailable } from '../support/server-process.js';
@@ -168,8 +168,7 @@ function print(sittings: ReadonlyArray<readonly Case[]>, kinds: readonly Request
       }),
   );
   const header = ['case', 'request', 'µs median', 'min–max', 'this/base', 'ceiling/this row', 'SDK/this row', 'load µs'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const line of [header, ...rows]) out(line.map((cell, i) => cell.padEnd(widths[i])).join('  '));
+  printColumns(header, rows);
 }
 
 export default scenario;

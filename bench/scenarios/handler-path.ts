@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { out, type BenchConfig, type Scenario } from '../harness.js';
+import { out, printColumns, type BenchConfig, type Scenario } from '../harness.js';
 import { median } from '../support/figures.js';
 import { HANDLER_ENV, type HandlerKind, type HandlerReply } from '../support/wire.js';
 
@@ -64,15 +64,15 @@ const scenario: Scenario = {
         const order = s % 2 === 1 ? [...builds.keys()].reverse() : [...builds.keys()];
         for (const b of order) perBuild[b].push(await measure(builds[b].root, kind, config));
       }
-      const sittingRatios = perBuild[0].map((rounds, s) => median(rounds) / median(perBuild[1]?.[s] ?? [NaN]));
+      const [own, base] = perBuild;
+      const sittingRatios = base === undefined ? [] : own.map((rounds, s) => median(rounds) / median(base[s]));
       builds.forEach((build, b) => {
         const all = perBuild[b].flat();
-        const ratioText = b === 0 && builds.length > 1 ? `${median(sittingRatios).toFixed(2)} (${sittingRatios.map((r) => r.toFixed(2)).join(', ')})` : '—';
+        const ratioText = b === 0 && sittingRatios.length > 0 ? `${median(sittingRatios).toFixed(2)} (${sittingRatios.map((r) => r.toFixed(2)).join(', ')})` : '—';
         rows.push([name, build.label, median(all).toFixed(2), `${Math.min(...all).toFixed(2)}–${Math.max(...all).toFixed(2)}`, ratioText]);
       });
     }
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    for (const line of [header, ...rows]) out(line.map((cell, i) => cell.padEnd(widths[i])).join('  '));
+    printColumns(header, rows);
   },
 };
 
