@@ -47,4 +47,21 @@ describe('IdTable', () => {
     }
     expect(table.values().sort((a, b) => a.n - b.n)).toEqual([...model.values()].sort((a, b) => a.n - b.n));
   });
+
+  it('lets the slots of a burst go once empty, and keeps a few for a table that empties per request', () => {
+    const table = new IdTable<{ n: number }>();
+    const slotsOf = (t: IdTable<{ n: number }>) => (t as unknown as { entries: unknown[] }).entries.length;
+    const fill = (count: number, tag: string) => Array.from({ length: count }, (_, n) => (table.set(`${tag}-${n}`, { n }), `${tag}-${n}`));
+    for (const id of fill(3000, 'burst')) table.delete(id);
+    expect(table.size).toBe(0);
+    expect(slotsOf(table)).toBe(0);
+    for (let round = 0; round < 3; round++) {
+      const ids = fill(10, `round${round}`);
+      expect(ids.map((id) => table.get(id)?.n)).toEqual(ids.map((_, n) => n));
+      for (const id of ids) table.delete(id);
+      expect(table.size).toBe(0);
+      expect(slotsOf(table)).toBe(10); // the same ten slots, taken again each round
+    }
+    expect(table.values()).toEqual([]);
+  });
 });

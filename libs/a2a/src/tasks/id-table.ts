@@ -1,3 +1,6 @@
+/** Slots an empty table keeps (16 KB at most with the free list); more are let go when it empties. */
+const KEPT_SLOTS = 1024;
+
 /**
  * Values by string id, for tables whose entries come and go at the rate of requests (the turns
  * running, the in-memory logs, the in-memory store's tasks and contexts). Neither a `Map` of the
@@ -49,8 +52,10 @@ export class IdTable<V extends object | string> {
     if (slot === undefined) return false;
     this.slots.delete(id);
     this.entries[slot] = undefined;
-    // an empty table lets its arrays go: a burst does not keep its high-water mark
-    if (this.slots.size === 0) {
+    // an empty table lets big arrays go (a burst does not keep its high-water mark) but keeps small
+    // ones: a table that empties with every request (the turns of Message answers) would otherwise
+    // free and grow its arrays each time, which cost as much as the rest of its set and delete
+    if (this.slots.size === 0 && this.entries.length > KEPT_SLOTS) {
       this.entries.length = 0;
       this.free.length = 0;
     } else {
