@@ -30,13 +30,18 @@ interface FastifyLike {
   addHook(name: 'preValidation', hook: (request: FastifyRequestLike, reply: unknown, done: () => void) => void): unknown;
 }
 
+type WithSeenHeaders = FastifyRequestLike & { [seen: symbol]: Record<string, unknown> | undefined };
+
 /** The body headers Fastify decides by whether, and how, to parse a body. */
 const NO_BODY: Readonly<Record<string, undefined>> = Object.freeze({ 'content-type': undefined, 'content-length': undefined, 'transfer-encoding': undefined });
 
 @Injectable()
 export class BodyReadAhead {
-  /** Fastify's view of the headers of each request read ahead, until it is put back. */
-  private readonly fastifyHeaders = new WeakMap<FastifyRequestLike, Record<string, unknown>>();
+  /**
+   * The property under which a request read ahead keeps Fastify's view of its headers until it is
+   * put back (a property, not a `WeakMap` entry: a set, a get and a delete per request saved).
+   */
+  private readonly seenHeaders = Symbol('nestjs-a2a.fastifyHeaders');
 
   constructor(
     @Inject(HttpAdapterHost) adapterHost: HttpAdapterHost,
@@ -72,7 +77,7 @@ export class BodyReadAhead {
     // never fails: a refusal is kept for the binding
     readBodyAhead(request.raw, this.options.limits, () => {
       const seen = request.headers;
-      this.fastifyHeaders.set(request, seen);
+      (request as WithSeenHeaders)[this.seenHeaders] = seen;
       // Fastify's view is node's headers merged with what is set here: when it is node's own, setting
       // only the three body headers spares a copy of every header (Fastify makes the merged one anyway)
       request.headers = seen === request.raw.headers ? NO_BODY : { ...seen, ...NO_BODY };
@@ -82,9 +87,9 @@ export class BodyReadAhead {
 
   /** After parsing, before the route and its guards: the headers back, and `request.body` as a JSON parser would have set it. */
   private readonly fastifyPreValidation = (request: FastifyRequestLike, _reply: unknown, done: () => void): void => {
-    const seen = this.fastifyHeaders.get(request);
+    const seen = (request as WithSeenHeaders)[this.seenHeaders];
     if (seen !== undefined) {
-      this.fastifyHeaders.delete(request);
+      (request as WithSeenHeaders)[this.seenHeaders] = undefined;
       // unset when Fastify's view was node's own headers, so it reads them directly again
       request.headers = (seen === request.raw.headers ? undefined : seen) as Record<string, unknown>;
       exposeBody(request.raw, this.options.limits, request);

@@ -43,7 +43,16 @@ class ReadBody {
   }
 }
 
-const READ = new WeakMap<IncomingMessage, ReadBody>();
+/**
+ * Where a request keeps what the module read of its body: a property of its own rather than a
+ * `WeakMap` entry, which cost every request a set, a delete and each read a hash lookup, and the
+ * young-generation GC an ephemeron per request in flight (issue 14).
+ */
+const READ_BODY = Symbol('nestjs-a2a.readBody');
+
+type WithReadBody = IncomingMessage & { [READ_BODY]?: ReadBody };
+
+const readOf = (req: IncomingMessage): ReadBody | undefined => (req as WithReadBody)[READ_BODY];
 
 /** Is there a body at all (as `type-is` decides: a length or a transfer-encoding)? */
 export function hasBody(req: IncomingMessage): boolean {
@@ -61,9 +70,9 @@ export function hasBody(req: IncomingMessage): boolean {
 export function readBodyAhead(req: IncomingMessage, limits: BodyLimits, done: () => void): void {
   // `Content-Length: 0` is read too (as nothing): the host's parsers take it for a body, and one
   // of them would otherwise answer it in its own shape (an empty deflate body fails to inflate)
-  if (READ.has(req) || (!hasBody(req) && req.headers['content-length'] === undefined)) return done();
+  if (readOf(req) !== undefined || (!hasBody(req) && req.headers['content-length'] === undefined)) return done();
   readAll(req, limits.maxBodyBytes, (read) => {
-    READ.set(req, new ReadBody(read));
+    (req as WithReadBody)[READ_BODY] = new ReadBody(read);
     done();
   });
 }
@@ -76,10 +85,10 @@ export function readBodyAhead(req: IncomingMessage, limits: BodyLimits, done: ()
  * @throws JsonParseError, PayloadTooLargeError, InvalidRequestError (too deep), UnsupportedMediaTypeError (compressed)
  */
 export function readJsonBody(req: HostRequest, limits: BodyLimits): { readonly known: unknown } | Promise<unknown> {
-  const read = READ.get(req);
+  const read = readOf(req);
   if (read) return { known: read.json(limits.maxJsonDepth) };
   if (req.readableEnded || req.complete) return { known: hostParsed(req, limits) };
-  return new Promise<void>((resolve) => readBodyAhead(req, limits, resolve)).then(() => READ.get(req)?.json(limits.maxJsonDepth));
+  return new Promise<void>((resolve) => readBodyAhead(req, limits, resolve)).then(() => readOf(req)?.json(limits.maxJsonDepth));
 }
 
 /**
@@ -89,20 +98,19 @@ export function readJsonBody(req: HostRequest, limits: BodyLimits): { readonly k
  * as the stream.
  */
 export function forgetBody(req: HostRequest, platformRequest: { body?: unknown } = req): void {
-  const read = READ.get(req);
+  const read = readOf(req);
   if (!read) return;
-  READ.delete(req);
+  (req as WithReadBody)[READ_BODY] = undefined;
   if (platformRequest.body !== undefined && platformRequest.body === read.value) platformRequest.body = undefined;
 }
 
 /**
  * Lets go of what was read of `req`'s body once its answer is written (the platform request's
- * `body` stays, for the host's interceptors). Left to the WeakMap, the entry would hold its body
- * until the request is collected, and V8's young-generation GC keeps such an entry's value alive:
- * every unary answer's body and its parsed JSON would survive a scavenge (issue 14).
+ * `body` stays, for the host's interceptors): the request may outlive its answer (a keep-alive
+ * connection's parser holds its last request until the next one comes), and the body with it.
  */
 export function bodyAnswered(req: IncomingMessage): void {
-  READ.delete(req);
+  (req as WithReadBody)[READ_BODY] = undefined;
 }
 
 /**
@@ -111,7 +119,7 @@ export function bodyAnswered(req: IncomingMessage): void {
  */
 export function bodyKnownSoFar(req: HostRequest, limits: BodyLimits): unknown {
   try {
-    const read = READ.get(req);
+    const read = readOf(req);
     if (read) return read.json(limits.maxJsonDepth);
     return req.readableEnded || req.complete ? hostParsed(req, limits) : undefined;
   } catch {
