@@ -278,7 +278,11 @@ describe.each(clients)('%s binding on %s', (_name, platform, makeClient) => {
     it('lists by context, newest first, paginated with a cursor, artifacts only on request', async () => {
       const contextId = `ctx-list-${Math.random()}`;
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await send(`/task ${i}`, { contextId })).result.task.id);
+      for (let i = 0; i < 5; i++) {
+        ids.push((await send(`/task ${i}`, { contextId })).result.task.id);
+        // timestamps are in milliseconds, and tasks of the same one are ordered by id: one per millisecond
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
       const page1 = (await client.call('ListTasks', { contextId, pageSize: 2 })).result;
       expect(page1.totalSize).toBe(5);
       expect(page1.pageSize).toBe(2);
