@@ -62,7 +62,12 @@ describe('readBodyAhead and forgetBody (an open stream lets go of its request bo
 
   it('lets go of what it read once the answer is written (bodyAnswered), leaving the platform request its body', async () => {
     let after: { known: unknown; platformBody: unknown } | undefined;
+    let ownSymbols: { before: number; answeredUnread: number } | undefined;
     handle = async (req) => {
+      // a request nothing was read of keeps its own properties as they were
+      const before = Object.getOwnPropertySymbols(req).length;
+      bodyAnswered(req);
+      ownSymbols = { before, answeredUnread: Object.getOwnPropertySymbols(req).length };
       await new Promise<void>((resolve) => readBodyAhead(req, LIMITS, resolve));
       const platformRequest: { body?: unknown } = {};
       exposeBody(req, LIMITS, platformRequest);
@@ -72,6 +77,7 @@ describe('readBodyAhead and forgetBody (an open stream lets go of its request bo
     };
     await post();
     expect(after).toEqual({ known: undefined, platformBody: JSON.parse(BODY) });
+    expect(ownSymbols!.answeredUnread).toBe(ownSymbols!.before);
   });
 
   it('leaves a body the host set itself (not the one it exposed) alone, on the platform request it is given', async () => {

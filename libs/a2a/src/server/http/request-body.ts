@@ -110,7 +110,8 @@ export function forgetBody(req: HostRequest, platformRequest: { body?: unknown }
  * connection's parser holds its last request until the next one comes), and the body with it.
  */
 export function bodyAnswered(req: IncomingMessage): void {
-  (req as WithReadBody)[READ_BODY] = undefined;
+  // only where a body was read: a request that never had the property does not get one
+  if (readOf(req) !== undefined) (req as WithReadBody)[READ_BODY] = undefined;
 }
 
 /**
