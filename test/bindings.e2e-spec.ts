@@ -281,7 +281,7 @@ describe.each(clients)('%s binding on %s', (_name, platform, makeClient) => {
       for (let i = 0; i < 5; i++) {
         ids.push((await send(`/task ${i}`, { contextId })).result.task.id);
         // timestamps are in milliseconds, and tasks of the same one are ordered by id: one per millisecond
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await sleep(2);
       }
       const page1 = (await client.call('ListTasks', { contextId, pageSize: 2 })).result;
       expect(page1.totalSize).toBe(5);
