@@ -11,11 +11,12 @@
  *   - streaming: SendStreamingMessage (JSON-RPC) with 4 events, 10 in flight;
  *   - SubscribeToTask fan-out: one task, {@link FANOUT_STREAMS} streams, {@link FANOUT_STEPS} status
  *     updates, then COMPLETED, again and again for a round; the rate is events delivered per second
- *     of delivery (from each release to the last stream's end), every event checked on every stream: its request id, the task's id, its kind
- *     and its place in the stream (the task, step-0…, COMPLETED, nothing after). The streams of one
- *     task get the same events, so the client parses each distinct result once and compares the
- *     other streams' texts with it (`HeldTaskEvents` in ../support/wire.ts): the client, which
- *     shares the 2 cores with the server, costs about half what parsing every event did.
+ *     of delivery (from each release to the last stream's end), every event checked on every
+ *     stream: its request id, the task's id, its kind and its place in the stream (the task,
+ *     step-0…, COMPLETED, nothing after). The streams of one task get the same events, so the
+ *     client parses each distinct result once and compares the other streams' texts with it
+ *     (`HeldTaskEvents` in ../support/wire.ts): the client, which shares the 2 cores with the
+ *     server, costs about half what parsing every event did.
  *
  * Each figure is the median of `--rounds` rounds of `--round-ms`, after a warm-up round; the cases
  * take turns within each round, so drift over the run is shared. Ours on Fastify is "not available
