@@ -20,6 +20,7 @@ import { Turn, type TurnDeps, type TurnParams } from './turn.js';
 import { newUuid } from './uuid.js';
 import { FAILURES } from './turn-events.js';
 import { IdTable } from '../id-table.js';
+import { RunningTurns } from './running-turns.js';
 
 /** @publicApi */
 export interface TaskManagerOptions {
@@ -49,8 +50,14 @@ export interface TaskManagerDeps {
 
 /** @publicApi */
 export class TaskManager {
-  /** The turns running on this instance, by task id: at most one per task (an IdTable: one comes and goes per message). */
-  private readonly turns = new IdTable<Turn>();
+  /** The turns running on this instance, oldest first: what shutdown stops, and their executor deadline. */
+  private readonly runningTurns: RunningTurns<Turn>;
+  /**
+   * The running turns whose task can be looked up (cancel, a continuation, another instance's
+   * cancel request), by task id, at most one per task: a continued task's from its start, a new
+   * task's once it opens it. A turn that answers with a Message has no task and is never here.
+   */
+  private readonly byTask = new IdTable<Turn>();
   private readonly backend: TaskBackend;
   private readonly turnDeps: TurnDeps;
   private readonly claims: TaskClaims;
@@ -65,13 +72,16 @@ export class TaskManager {
     const commit = notifyingCommit(backend, deps.listeners ?? []);
     this.backend = backend;
     this.claims = new TaskClaims({ ...ids, backend, commit, logger, cancelWaitMs: options.cancelWaitMs ?? 5000 });
+    this.runningTurns = new RunningTurns(options.executorTimeoutMs);
+    const taskOpened = (turn: Turn) => this.byTask.set(turn.taskId, turn);
     const turnOver = (turn: Turn) => {
-      this.turns.delete(turn.taskId);
+      this.runningTurns.delete(turn);
+      this.byTask.delete(turn.taskId);
       this.claims.turnEnded(turn.taskId, turn.outcome);
     };
-    this.turnDeps = { ...ids, commit, logger, executorTimeoutMs: options.executorTimeoutMs, store: backend.store, toolEvents: deps.toolEvents, turnOver };
+    this.turnDeps = { ...ids, commit, logger, store: backend.store, toolEvents: deps.toolEvents, taskOpened, turnOver };
     this.maxContextIdLength = options.maxContextIdLength ?? DEFAULT_MAX_CONTEXT_ID_LENGTH;
-    backend.coordinator.onCancelRequest((taskId) => void this.turns.get(taskId)?.cancel().catch(() => undefined));
+    backend.coordinator.onCancelRequest((taskId) => void this.byTask.get(taskId)?.cancel().catch(() => undefined));
     backend.coordinator.onOrphan((taskId, scope) => void this.claims.recoverOrphan(taskId, scope).catch(() => undefined));
   }
 
@@ -97,12 +107,12 @@ export class TaskManager {
         throw InvalidParamsError.field('message.contextId', "does not match the contextId of the task named by message.taskId");
       }
       // a turn that just asked for input is still returning from execute(): let it finish
-      await this.turns.get(prior.task.id)?.whenInterruptedDone();
+      await this.byTask.get(prior.task.id)?.whenInterruptedDone();
     }
     // room for the message before anything is written or claimed: a caller over its budget is refused here, not mid-turn
     await this.backend.admit(params.scope, jsonSizeOf(message));
     if (prior) {
-      if (this.turns.has(prior.task.id)) throw stillWorking(prior.task.id);
+      if (this.byTask.has(prior.task.id)) throw stillWorking(prior.task.id);
       prior = await this.claims.claimContinuation(prior, params.scope);
     }
     this.refuseWhenStopping(); // the checks above waited: shutdown may have begun meanwhile
@@ -111,7 +121,8 @@ export class TaskManager {
     // the conversation: a message that names none starts one, and the task and every event carry it
     const contextId = prior?.task.contextId ?? givenContextId ?? this.turnDeps.newId();
     const turn = new Turn(this.turnDeps, params, taskId, contextId, prior);
-    this.turns.set(taskId, turn);
+    this.runningTurns.add(turn);
+    if (prior) this.byTask.set(taskId, turn);
     void turn.run(); // it never rejects; once over it tells turnOver
     return turn;
   }
@@ -142,7 +153,7 @@ export class TaskManager {
    */
   async cancel(scope: TaskScope, taskId: string): Promise<Task> {
     for (let attempt = 0; ; attempt++) {
-      const turn = this.turns.get(taskId);
+      const turn = this.byTask.get(taskId);
       let task: Task;
       try {
         task = (turn && sameScope(turn.scope, scope) ? (await turn.cancel())?.task : undefined) ?? (await this.claims.cancelElsewhere(scope, taskId));
@@ -168,13 +179,14 @@ export class TaskManager {
    */
   async shutdown(graceMs = 0): Promise<void> {
     this.stopAccepting();
-    const running = this.turns.values();
+    const running = this.runningTurns.values();
     if (graceMs > 0 && running.length > 0) {
       const deadline = new AbortController();
       await Promise.race([Promise.all(running.map((turn) => turn.done)), sleep(graceMs, undefined, { signal: deadline.signal }).catch(() => undefined)]);
       deadline.abort();
     }
-    await Promise.all(this.turns.values().map((turn) => turn.stop(FAILURES.shutdown)));
+    await Promise.all(this.runningTurns.values().map((turn) => turn.stop(FAILURES.shutdown)));
+    this.runningTurns.close();
   }
 
   /**
@@ -191,7 +203,7 @@ export class TaskManager {
 
   /** How many turns run on this instance now. */
   get running(): number {
-    return this.turns.size;
+    return this.runningTurns.size;
   }
 
   private refuseWhenStopping(): void {

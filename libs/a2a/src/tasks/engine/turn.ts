@@ -15,6 +15,7 @@ import { ConcurrentTaskUpdateError, type StoredTask, type TaskScope, type TaskSt
 import type { ToolCallEvents } from '../tool-call-events.js';
 import { CommitPipeline, type CommitFn } from './commit-pipeline.js';
 import { Eventual, ignore, Latch, RESOLVED } from './deferred.js';
+import type { RunningTurn } from './running-turns.js';
 import { artifactEvent, endingEvent, FAILURES, isoTime, openingTask, statusEvent, thrownFailure, userMessageOf, type Failure, type IdsAndClock } from './turn-events.js';
 
 /** How long a continuation waits for the turn that asked for input to return from execute(). */
@@ -47,7 +48,8 @@ export type TurnStart = { readonly message: Message } | { readonly taskId: strin
 export interface TurnDeps extends IdsAndClock {
   readonly commit: CommitFn;
   readonly logger: LoggerService;
-  readonly executorTimeoutMs: number;
+  /** Told when a new task's turn opens its task: from then on the task can be looked up (cancel), so its turn can be too. */
+  readonly taskOpened: (turn: Turn) => void;
   /** Told once a turn is over (its `done` has passed): the manager forgets it and lets go of its claim. */
   readonly turnOver: (turn: Turn) => void;
   /** What `ctx.conversation()` reads: the store's ListTasks by contextId. */
@@ -83,8 +85,14 @@ const TRANSITIONS: { readonly [From in TurnState]: readonly TurnState[] } = {
   closed: [],
 };
 
-export class Turn {
+export class Turn implements RunningTurn<Turn> {
   readonly scope: TaskScope;
+  /** The manager's list of running turns (RunningTurns): its links and this turn's executor deadline. */
+  older?: Turn;
+  newer?: Turn;
+  deadline = 0;
+  /** execute() runs and its deadline has not passed: a deadline passing stops it. */
+  private onTheClock = false;
   private state: TurnState = 'new';
   private readonly controller = new AbortController();
   private readonly start = new Eventual<TurnStart>();
@@ -155,8 +163,7 @@ export class Turn {
       observeTool: observeToolCall,
       agent: agent.name,
     });
-    const timer = setTimeout(() => void this.stop(FAILURES.timeout), this.deps.executorTimeoutMs);
-    timer.unref();
+    this.onTheClock = true;
     const observed = observeTurn(agent.name, this.taskId, this.contextId);
     try {
       await (observed ? observed.run(() => agent.executor.execute(ctx)) : agent.executor.execute(ctx));
@@ -171,7 +178,7 @@ export class Turn {
         await this.enqueue(() => this.end(failure)).catch((e) => this.logWriteFailure(e));
       }
     } finally {
-      clearTimeout(timer);
+      this.onTheClock = false;
       // a Message answer wrote nothing and has nothing to finish
       if (this.state !== 'replied') await this.enqueue(() => this.finish()).catch((e) => this.logWriteFailure(e));
       this.settledLatch.resolve();
@@ -201,6 +208,13 @@ export class Turn {
       await this.pipeline.settle();
       return this.pipeline.failure ? undefined : this.pipeline.snapshot;
     });
+  }
+
+  /** The executor's time has run out (RunningTurns): stopped, once, unless execute() has returned. */
+  overdue(): void {
+    if (!this.onTheClock) return;
+    this.onTheClock = false;
+    void this.stop(FAILURES.timeout);
   }
 
   /** Abort and fail (deadline passed, server stopping). */
@@ -300,6 +314,7 @@ export class Turn {
   private async open(statusMessage?: Message): Promise<void> {
     if (this.state !== 'new') return;
     this.moveTo('open');
+    if (this.prior === undefined) this.deps.taskOpened(this);
     const timestamp = isoTime(this.deps.now());
     const refuse = (error: unknown) => {
       const reason =

@@ -1,0 +1,112 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RunningTurns, type RunningTurn } from './running-turns.js';
+
+/** A turn as the list sees it: a name, and when it was told its time ran out. */
+class FakeTurn implements RunningTurn<FakeTurn> {
+  older?: FakeTurn;
+  newer?: FakeTurn;
+  deadline = 0;
+  readonly overdueAt: number[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly startedAt = performance.now(),
+  ) {}
+
+  overdue(): void {
+    this.overdueAt.push(performance.now() - this.startedAt);
+  }
+}
+
+const names = (list: RunningTurns<FakeTurn>) => list.values().map((turn) => turn.name);
+
+describe('RunningTurns', () => {
+  let list: RunningTurns<FakeTurn> | undefined;
+  afterEach(() => {
+    list?.close();
+    jest.restoreAllMocks();
+  });
+
+  it('lists the turns oldest first, wherever one leaves from, and counts them', () => {
+    list = new RunningTurns(60_000);
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => new FakeTurn(name));
+    [a, b, c, d].forEach((turn) => list!.add(turn));
+    expect(names(list)).toEqual(['a', 'b', 'c', 'd']);
+    list.delete(b); // between two
+    expect(names(list)).toEqual(['a', 'c', 'd']);
+    list.delete(a); // the oldest
+    list.delete(d); // the newest
+    expect(names(list)).toEqual(['c']);
+    expect(list.size).toBe(1);
+    list.delete(c);
+    expect(list.values()).toEqual([]);
+    expect(list.size).toBe(0);
+  });
+
+  it('ignores a turn that is not in it: never added, or deleted already', () => {
+    list = new RunningTurns(60_000);
+    const [a, b] = [new FakeTurn('a'), new FakeTurn('b')];
+    list.add(a);
+    list.add(b);
+    list.delete(new FakeTurn('stranger'));
+    list.delete(a);
+    list.delete(a);
+    expect(names(list)).toEqual(['b']);
+    expect(list.size).toBe(1);
+    list.add(a); // a turn that left can come back (the list keeps nothing of its first stay)
+    expect(names(list)).toEqual(['b', 'a']);
+  });
+
+  it('tells each turn once its own time has run out, not before, with one timer for all of them', async () => {
+    const timers = jest.spyOn(globalThis, 'setTimeout');
+    list = new RunningTurns(60);
+    const first = new FakeTurn('first');
+    list.add(first);
+    const quick = Array.from({ length: 50 }, (_, n) => new FakeTurn(`quick ${n}`));
+    quick.forEach((turn) => list!.add(turn));
+    quick.forEach((turn) => list!.delete(turn)); // Message answers: over at once
+    expect(timers).toHaveBeenCalledTimes(1);
+    await sleep(30);
+    const later = new FakeTurn('later');
+    list.add(later);
+    await sleep(45); // first's deadline has passed, later's not yet
+    expect(first.overdueAt).toHaveLength(1);
+    expect(first.overdueAt[0]).toBeGreaterThanOrEqual(59);
+    expect(later.overdueAt).toEqual([]);
+    await sleep(40);
+    expect(later.overdueAt).toHaveLength(1);
+    expect(later.overdueAt[0]).toBeGreaterThanOrEqual(59);
+    expect(quick.every((turn) => turn.overdueAt.length === 0)).toBe(true);
+  });
+
+  it('tells a turn still running past its deadline again at a later deadline (the turn stops once)', async () => {
+    list = new RunningTurns(20);
+    const stuck = new FakeTurn('stuck');
+    list.add(stuck);
+    await sleep(40); // told once
+    const next = new FakeTurn('next');
+    list.add(next);
+    await sleep(40); // told again at next's deadline
+    expect(stuck.overdueAt.length).toBe(2);
+    expect(next.overdueAt.length).toBe(1);
+    expect(names(list)).toEqual(['stuck', 'next']); // told, not taken out: a turn leaves when it is over
+  });
+
+  it('sets no timer again once every turn has left, and none at all once closed', async () => {
+    const timers = jest.spyOn(globalThis, 'setTimeout');
+    list = new RunningTurns(20);
+    const gone = new FakeTurn('gone');
+    list.add(gone);
+    list.delete(gone);
+    await sleep(40);
+    expect(timers).toHaveBeenCalledTimes(1); // the one that found nobody left
+    expect(gone.overdueAt).toEqual([]);
+
+    const kept = new FakeTurn('kept');
+    list.add(kept);
+    list.close();
+    await sleep(40);
+    expect(kept.overdueAt).toEqual([]);
+  });
+});
