@@ -12,7 +12,6 @@ export type MessageInput = string | Part[] | (Pick<Message, 'parts'> & Partial<P
 
 /** @internal */
 export interface TaskContextInit {
-  readonly taskId: string;
   readonly contextId: string;
   readonly message: Message;
   readonly task?: Task;
@@ -32,6 +31,8 @@ export interface TaskContextInit {
   readonly observeTool?: <T>(tool: string, step: number, invoke: () => Promise<T>) => Promise<T>;
   /** The turn this context belongs to (the engine's `Turn`): each helper's event goes to it, in call order. */
   readonly turn: {
+    /** Its task's id (a new task's is drawn when first read). */
+    readonly taskId: string;
     reply(message: Message): Promise<void>;
     status(state: TaskState, message?: Message): Promise<void>;
     artifact(artifact: Artifact, append: boolean, lastChunk: boolean): Promise<void>;
@@ -75,7 +76,9 @@ export interface ArtifactChunkOptions {
  */
 export class TaskContext<User = unknown> {
   /** The task this turn works on; its id exists before the task is first stored. */
-  readonly taskId: string;
+  get taskId(): string {
+    return this.turn.taskId;
+  }
   readonly contextId: string;
   /** The incoming message. */
   readonly message: Message;
@@ -106,7 +109,6 @@ export class TaskContext<User = unknown> {
   private plannedSteps: number | undefined;
 
   constructor(init: TaskContextInit) {
-    this.taskId = init.taskId;
     this.contextId = init.contextId;
     this.message = init.message;
     this.task = init.task;

@@ -26,7 +26,7 @@ describe('without an SDK', () => {
     expect(observing()).toBe(false);
     expect(inboundContext({ traceparent: TRACEPARENT })).toBeUndefined();
     expect(captureTraceContext()).toBeUndefined();
-    expect(observeTurn('echo', 't', 'c')).toBeUndefined();
+    expect(observeTurn('echo', { taskId: 't', contextId: 'c', startedAt: performance.now() })).toBeUndefined();
     // the operation's own promise comes back, not one of ours around it
     const outcome = Promise.resolve({ result: 1 });
     expect(observeRequest({ agent: { name: 'echo' } }, 'GetTask', () => outcome)).toBe(outcome);
@@ -51,16 +51,16 @@ describe('with metrics and no tracer', () => {
       expect(tracing()).toBeUndefined();
       const call = { agent: { name: 'echo' }, binding: 'JSONRPC', protocolVersion: '1.0' };
       const answered = await observeRequest(call, 'SendMessage', async () => {
-        const turn = observeTurn('echo', 't', 'c');
+        const turn = observeTurn('echo', { taskId: 't', contextId: 'c', startedAt: performance.now() });
         expect(turn).toBeDefined();
         expect(turn!.run(() => 'ran')).toBe('ran');
         turn!.end('replied');
         return { result: { message: {} } };
       });
       expect(answered).toEqual({ result: { message: {} } });
-      const onTask = observeTurn('echo', 't2', 'c');
+      const onTask = observeTurn('echo', { taskId: 't2', contextId: 'c', startedAt: performance.now() });
       onTask!.end('TASK_STATE_COMPLETED');
-      const threwAfterReplying = observeTurn('echo', 't3', 'c');
+      const threwAfterReplying = observeTurn('echo', { taskId: 't3', contextId: 'c', startedAt: performance.now() });
       threwAfterReplying!.threw(new TypeError('secret'));
       threwAfterReplying!.end('replied');
       await expect(observeRequest(call, 'GetTask', () => Promise.reject(new TaskNotFoundError('Task x not found')))).rejects.toBeInstanceOf(TaskNotFoundError);

@@ -16,27 +16,36 @@ export interface TurnObservation {
   end(state: TurnEnd): void;
 }
 
-export function observeTurn(agent: string, taskId: string, contextId: string): TurnObservation | undefined {
+/** What an observation reads of its turn: the ids for a span only (a Message answer's task id is never drawn otherwise), and its start. */
+export interface ObservedTurn {
+  readonly taskId: string;
+  readonly contextId: string;
+  /** `performance.now()` when the turn started. */
+  readonly startedAt: number;
+}
+
+export function observeTurn(agent: string, turn: ObservedTurn): TurnObservation | undefined {
   if (tracing() === undefined) {
     const meters = instruments();
-    return meters === undefined ? undefined : new TurnMeter(agent, meters);
+    return meters === undefined ? undefined : new TurnMeter(agent, meters, turn.startedAt);
   }
   // traced: the observation finds the meters itself
-  const observation = new Observation(SPAN.turn, SpanKind.INTERNAL, () => ({ [ATTR.agent]: agent, [ATTR.taskId]: taskId, [ATTR.contextId]: contextId }));
+  const observation = new Observation(SPAN.turn, SpanKind.INTERNAL, () => ({ [ATTR.agent]: agent, [ATTR.taskId]: turn.taskId, [ATTR.contextId]: turn.contextId }));
   return new TracedTurn(observation, agent);
 }
 
 /**
- * Metrics without traces: a clock and the turn's duration, nothing else. A turn is the one piece of
- * a Message answer observed twice (with its request), so it is kept to what its metric needs.
+ * Metrics without traces: the turn's duration, nothing else. A turn is the one piece of a Message
+ * answer observed twice (with its request), so it is kept to what its metric needs: the turn's own
+ * start, and the clock read at the end only for a turn that gets a point.
  */
 class TurnMeter implements TurnObservation {
-  private readonly startedAt = performance.now();
   private thrown: string | undefined;
 
   constructor(
     private readonly agent: string,
     private readonly meters: A2AInstruments,
+    private readonly startedAt: number,
   ) {}
 
   run<T>(fn: () => T): T {
@@ -48,7 +57,7 @@ class TurnMeter implements TurnObservation {
   }
 
   end(state: TurnEnd): void {
-    recordTurn(this.meters, this.agent, state, this.thrown, (performance.now() - this.startedAt) / 1000);
+    if (hasPoint(state, this.thrown)) recordTurn(this.meters, this.agent, state, this.thrown, (performance.now() - this.startedAt) / 1000);
   }
 }
 
@@ -71,18 +80,22 @@ class TracedTurn implements TurnObservation {
   end(state: TurnEnd): void {
     const observation = this.observation;
     observation.set(ATTR.taskState, state);
-    if (!observation.end() || observation.meters === undefined) return;
+    if (!observation.end() || observation.meters === undefined || !hasPoint(state, this.thrown)) return;
     recordTurn(observation.meters, this.agent, state, this.thrown, observation.seconds);
   }
 }
 
 /**
- * `a2a.turn.duration`, and the task it finished. A turn that answered with a Message has no point
- * of its own: it is its request, whose `rpc.server.call.duration` differs from it by microseconds
- * (the buckets start at 5 ms), and a point costs the SDK microseconds of CPU and ~1 KB of garbage.
+ * Does the turn get an `a2a.turn.duration` point? Not one that answered with a Message: it is its
+ * request, whose `rpc.server.call.duration` differs from it by microseconds (the buckets start at
+ * 5 ms), and a point costs the SDK microseconds of CPU and ~1 KB of garbage.
  */
+function hasPoint(state: TurnEnd, thrown: string | undefined): boolean {
+  return state !== 'replied' || thrown !== undefined;
+}
+
+/** `a2a.turn.duration`, and the task it finished. */
 function recordTurn(meters: A2AInstruments, agent: string, state: TurnEnd, thrown: string | undefined, seconds: number): void {
-  if (state === 'replied' && thrown === undefined) return;
   const attributes = thrown === undefined ? { [ATTR.agent]: agent, [ATTR.taskState]: state ?? 'none' } : { [ATTR.agent]: agent, [ATTR.taskState]: state ?? 'none', [ATTR.errorType]: thrown };
   meters.turnDuration.record(seconds, attributes);
   if (state !== undefined && state !== 'replied') recordTaskFinished(agent, state);

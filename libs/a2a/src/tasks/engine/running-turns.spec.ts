@@ -6,13 +6,10 @@ import { RunningTurns, type RunningTurn } from './running-turns.js';
 class FakeTurn implements RunningTurn<FakeTurn> {
   older?: FakeTurn;
   newer?: FakeTurn;
-  deadline = 0;
+  readonly startedAt = performance.now();
   readonly overdueAt: number[] = [];
 
-  constructor(
-    readonly name: string,
-    private readonly startedAt = performance.now(),
-  ) {}
+  constructor(readonly name: string) {}
 
   overdue(): void {
     this.overdueAt.push(performance.now() - this.startedAt);

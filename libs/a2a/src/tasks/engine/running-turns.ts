@@ -8,13 +8,13 @@
  * in and out, on links it carries itself.
  */
 
-/** What the list keeps on a turn: its links and its deadline, so that a turn costs it no object of its own. */
+/** What the list keeps on a turn, its links, and reads of it, so that a turn costs it no object of its own. */
 export interface RunningTurn<T> {
   /** The list's: the turns started just before and just after this one. */
   older?: T;
   newer?: T;
-  /** The list's: when the executor's time runs out (`performance.now()`'s clock). */
-  deadline: number;
+  /** When the turn started (`performance.now()`'s clock): its executor's time runs from then. */
+  readonly startedAt: number;
   /** The executor's time has run out: stop it. Called again for a turn still running at a later deadline. */
   overdue(): void;
 }
@@ -32,9 +32,8 @@ export class RunningTurns<T extends RunningTurn<T>> {
     return this.count;
   }
 
-  /** A turn starts: its executor's time runs from now. */
+  /** A turn starts (just now: the list is in the order of the turns' starts). */
   add(turn: T): void {
-    turn.deadline = performance.now() + this.timeoutMs;
     turn.older = this.newest;
     turn.newer = undefined;
     if (this.newest === undefined) this.oldest = turn;
@@ -77,8 +76,9 @@ export class RunningTurns<T extends RunningTurn<T>> {
     this.timer = undefined;
     const now = performance.now();
     for (let turn = this.oldest; turn !== undefined; ) {
-      if (turn.deadline > now) {
-        this.timer = this.arm(turn.deadline - now);
+      const deadline = turn.startedAt + this.timeoutMs;
+      if (deadline > now) {
+        this.timer = this.arm(deadline - now);
         return;
       }
       const next = turn.newer;

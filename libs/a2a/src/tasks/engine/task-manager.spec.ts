@@ -229,6 +229,31 @@ describe('TaskManager', () => {
       expect(release.mock.calls).toEqual([[taskId]]);
     });
 
+    it('draws no task id for a reply (its context and its messageId are all it makes); an id read before the task opens is the task’s', async () => {
+      await manager.shutdown();
+      let drawn = 0;
+      manager = new TaskManager({ backend, newId: () => `id-${++drawn}` }, { executorTimeoutMs: 5000 });
+      const replied = await send(agentOf((ctx) => ctx.reply('hello back')), userMessage('hello'));
+      const { message } = (await replied.started) as { message: Message };
+      await replied.done;
+      expect([message.contextId, message.messageId, drawn]).toEqual(['id-1', 'id-2', 2]);
+
+      let readEarly: string | undefined;
+      const opened = await send(
+        agentOf((ctx) => {
+          readEarly = ctx.taskId;
+          expect(ctx.taskId).toBe(readEarly); // drawn once
+          return ctx.complete('done');
+        }),
+        userMessage('hi'),
+      );
+      const { taskId } = await startTask(opened);
+      expect(readEarly).toBe('id-4'); // after the context's
+      expect(taskId).toBe(readEarly);
+      await opened.settled;
+      expect((await snapshot(taskId)).id).toBe(readEarly);
+    });
+
     it('forgets a turn by the time its done passes, and a follow-up then continues the task', async () => {
       const replied = await send(agentOf((ctx) => ctx.reply('hello back')), userMessage('hello'));
       await replied.done;

@@ -76,8 +76,11 @@ export class TaskManager {
     const taskOpened = (turn: Turn) => this.byTask.set(turn.taskId, turn);
     const turnOver = (turn: Turn) => {
       this.runningTurns.delete(turn);
-      this.byTask.delete(turn.taskId);
-      this.claims.turnEnded(turn.taskId, turn.outcome);
+      // a turn whose task id was never read made no task: nothing to forget, no claim
+      const taskId = turn.knownTaskId;
+      if (taskId === undefined) return;
+      this.byTask.delete(taskId);
+      this.claims.turnEnded(taskId, turn.outcome);
     };
     this.turnDeps = { ...ids, commit, logger, store: backend.store, toolEvents: deps.toolEvents, taskOpened, turnOver };
     this.maxContextIdLength = options.maxContextIdLength ?? DEFAULT_MAX_CONTEXT_ID_LENGTH;
@@ -116,13 +119,13 @@ export class TaskManager {
       prior = await this.claims.claimContinuation(prior, params.scope);
     }
     this.refuseWhenStopping(); // the checks above waited: shutdown may have begun meanwhile
-    // a new id cannot be claimed by anyone else: its claim goes with its first write (TaskBackend.commit)
-    const taskId = prior?.task.id ?? this.turnDeps.newId();
     // the conversation: a message that names none starts one, and the task and every event carry it
     const contextId = prior?.task.contextId ?? givenContextId ?? this.turnDeps.newId();
-    const turn = new Turn(this.turnDeps, params, taskId, contextId, prior);
+    // a new task's id is drawn when first read (a Message answer never does); no one else can claim
+    // a new id: its claim goes with its first write (TaskBackend.commit)
+    const turn = new Turn(this.turnDeps, params, prior?.task.id, contextId, prior);
     this.runningTurns.add(turn);
-    if (prior) this.byTask.set(taskId, turn);
+    if (prior) this.byTask.set(prior.task.id, turn);
     void turn.run(); // it never rejects; once over it tells turnOver
     return turn;
   }

@@ -87,10 +87,11 @@ const TRANSITIONS: { readonly [From in TurnState]: readonly TurnState[] } = {
 
 export class Turn implements RunningTurn<Turn> {
   readonly scope: TaskScope;
-  /** The manager's list of running turns (RunningTurns): its links and this turn's executor deadline. */
+  /** When the turn started: its executor's time runs from then (RunningTurns), and its duration. */
+  readonly startedAt = performance.now();
+  /** The manager's list of running turns (RunningTurns): its links. */
   older?: Turn;
   newer?: Turn;
-  deadline = 0;
   /** execute() runs and its deadline has not passed: a deadline passing stops it. */
   private onTheClock = false;
   private state: TurnState = 'new';
@@ -103,15 +104,26 @@ export class Turn implements RunningTurn<Turn> {
   private chain: Promise<unknown> = RESOLVED;
   private readonly pipeline: CommitPipeline;
 
+  /** `taskId` undefined: a new task's, drawn when first read (a Message answer never reads it). */
   constructor(
     private readonly deps: TurnDeps,
     private readonly params: TurnParams,
-    readonly taskId: string,
-    private readonly contextId: string,
+    private id: string | undefined,
+    readonly contextId: string,
     private readonly prior: StoredTask | undefined,
   ) {
     this.scope = params.scope;
     this.pipeline = new CommitPipeline(deps.commit, params.scope, prior, () => this.close());
+  }
+
+  /** The task's id: the continued task's, or the new task's (drawn now if it has none yet). */
+  get taskId(): string {
+    return (this.id ??= this.deps.newId());
+  }
+
+  /** The task's id if it has one: a turn that never read it made no task. */
+  get knownTaskId(): string | undefined {
+    return this.id;
   }
 
   /** Resolves with the turn's first outcome. */
@@ -145,7 +157,6 @@ export class Turn implements RunningTurn<Turn> {
   async run(): Promise<void> {
     const { agent, request, caller, extensions } = this.params;
     const ctx = new TaskContext({
-      taskId: this.taskId,
       contextId: this.contextId,
       message: withFields(request.message, { contextId: this.contextId }),
       task: this.prior?.task,
@@ -164,7 +175,7 @@ export class Turn implements RunningTurn<Turn> {
       agent: agent.name,
     });
     this.onTheClock = true;
-    const observed = observeTurn(agent.name, this.taskId, this.contextId);
+    const observed = observeTurn(agent.name, this);
     try {
       await (observed ? observed.run(() => agent.executor.execute(ctx)) : agent.executor.execute(ctx));
     } catch (error) {
