@@ -171,7 +171,8 @@ export class A2ARequestHandler {
 
   async sendMessage(call: A2ACall, request: SendMessageRequest): Promise<SendMessageResponse> {
     const turn = await this.startTurn(call, request);
-    const start = await turn.started;
+    // an executor that answers at once has answered by now: no promise and turn of waiting for it
+    const start = turn.startedNow() ?? (await turn.started);
     if ('message' in start) return { message: start.message };
     let task = start.task; // returnImmediately: the task as it was created
     if (!request.configuration?.returnImmediately) {
@@ -184,7 +185,7 @@ export class A2ARequestHandler {
   /** Starts the turn; resolves with its stream once it has begun (what fails before that is an ordinary error answer). */
   async sendStreamingMessage(call: A2ACall, request: SendMessageRequest): Promise<AsyncIterable<StreamEvent>> {
     const turn = await this.startTurn(call, request);
-    const start = await turn.started;
+    const start = turn.startedNow() ?? (await turn.started);
     if ('message' in start) return streamOf([{ event: { message: start.message } }]);
     return this.follow(call, start.taskId, start.seq - 1, false, request.configuration?.historyLength);
   }

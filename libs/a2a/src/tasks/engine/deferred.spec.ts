@@ -19,6 +19,18 @@ describe('Eventual', () => {
     await expect(late.promise).resolves.toBe('known');
   });
 
+  it('tells its value at once once it has come; nothing before, nothing for a failure', () => {
+    const value = new Eventual<string>();
+    expect(value.now()).toBeUndefined();
+    value.resolve('here');
+    value.resolve('later');
+    expect(value.now()).toBe('here');
+    const failed = new Eventual<string>();
+    failed.reject(new Error('refused'));
+    failed.resolve('too late');
+    expect(failed.now()).toBeUndefined();
+  });
+
   it('hands its failure to whoever asks, and raises no unhandled rejection when nobody does', async () => {
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => void unhandled.push(reason);

@@ -64,6 +64,12 @@ export class Eventual<T> {
     return (this.waiting ??= deferred<T>()).promise;
   }
 
+  /** The value, if it has come (a failure, or nothing yet: undefined). */
+  now(): T | undefined {
+    const outcome = this.outcome;
+    return outcome?.ok ? outcome.value : undefined;
+  }
+
   resolve(value: T): void {
     if (this.outcome) return;
     this.outcome = { ok: true, value };

@@ -131,6 +131,11 @@ export class Turn implements RunningTurn<Turn> {
     return this.start.promise;
   }
 
+  /** The turn's first outcome if it has come and is not a failure: what `started` resolves with, without a promise. */
+  startedNow(): TurnStart | undefined {
+    return this.start.now();
+  }
+
   /** Resolves once execute() has returned and the turn's last writes are done. */
   get done(): Promise<void> {
     return this.finished.promise;
