@@ -57,23 +57,23 @@ describe('RunningTurns', () => {
 
   it('tells each turn once its own time has run out, not before, with one timer for all of them', async () => {
     const timers = jest.spyOn(globalThis, 'setTimeout');
-    list = new RunningTurns(60);
+    list = new RunningTurns(300);
     const first = new FakeTurn('first');
     list.add(first);
     const quick = Array.from({ length: 50 }, (_, n) => new FakeTurn(`quick ${n}`));
     quick.forEach((turn) => list!.add(turn));
     quick.forEach((turn) => list!.delete(turn)); // Message answers: over at once
     expect(timers).toHaveBeenCalledTimes(1);
-    await sleep(30);
+    await sleep(150);
     const later = new FakeTurn('later');
     list.add(later);
-    await sleep(45); // first's deadline has passed, later's not yet
+    await sleep(225); // first's deadline has passed (75 ms ago), later's not yet (in 75 ms)
     expect(first.overdueAt).toHaveLength(1);
-    expect(first.overdueAt[0]).toBeGreaterThanOrEqual(59);
+    expect(first.overdueAt[0]).toBeGreaterThanOrEqual(299);
     expect(later.overdueAt).toEqual([]);
-    await sleep(40);
+    await sleep(200);
     expect(later.overdueAt).toHaveLength(1);
-    expect(later.overdueAt[0]).toBeGreaterThanOrEqual(59);
+    expect(later.overdueAt[0]).toBeGreaterThanOrEqual(299);
     expect(quick.every((turn) => turn.overdueAt.length === 0)).toBe(true);
   });
 
@@ -81,10 +81,10 @@ describe('RunningTurns', () => {
     list = new RunningTurns(20);
     const stuck = new FakeTurn('stuck');
     list.add(stuck);
-    await sleep(40); // told once
+    await sleep(60); // told once
     const next = new FakeTurn('next');
     list.add(next);
-    await sleep(40); // told again at next's deadline
+    await sleep(100); // told again at next's deadline
     expect(stuck.overdueAt.length).toBe(2);
     expect(next.overdueAt.length).toBe(1);
     expect(names(list)).toEqual(['stuck', 'next']); // told, not taken out: a turn leaves when it is over
