@@ -104,7 +104,7 @@ export class Turn implements RunningTurn<Turn> {
   private chain: Promise<unknown> = RESOLVED;
   private readonly pipeline: CommitPipeline;
 
-  /** `taskId` undefined: a new task's, drawn when first read (a Message answer never reads it). */
+  /** `id`: the continued task's; undefined for a new task, whose id is drawn when first read (a Message answer never reads it). */
   constructor(
     private readonly deps: TurnDeps,
     private readonly params: TurnParams,
