@@ -2,8 +2,8 @@
 const KEPT_SLOTS = 1024;
 
 /**
- * Values by string id, for tables whose entries come and go at the rate of requests (the turns
- * running, the in-memory logs, the in-memory store's tasks and contexts). Neither a `Map` of the
+ * Values by string id, for tables whose entries come and go at the rate of requests (the running
+ * turns that have a task, the in-memory logs, the in-memory store's tasks and contexts). Neither a `Map` of the
  * values nor an object keyed by the ids (issue 14; bench/README):
  * - a `Map` with entries set and deleted at that rate kept the values that passed through it alive
  *   past the young-generation collections: it replaces its backing table every few entries, and a
@@ -53,8 +53,9 @@ export class IdTable<V extends object | string> {
     this.slots.delete(id);
     this.entries[slot] = undefined;
     // an empty table lets big arrays go (a burst does not keep its high-water mark) but keeps small
-    // ones: a table that empties with every request (the turns of Message answers) would otherwise
-    // free and grow its arrays each time, which cost as much as the rest of its set and delete
+    // ones: a table that empties with every request (the running turns of tasks sent one at a time)
+    // would otherwise free and grow its arrays each time, which cost as much as the rest of its set
+    // and delete
     if (this.slots.size === 0 && this.entries.length > KEPT_SLOTS) {
       this.entries.length = 0;
       this.free.length = 0;
