@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { RunningTurns, type RunningTurn } from './running-turns.js';
 
 /** A turn as the list sees it: a name, and when it was told its time ran out. */
@@ -17,20 +17,15 @@ class FakeTurn implements RunningTurn<FakeTurn> {
 
 const names = (list: RunningTurns<FakeTurn>) => list.values().map((turn) => turn.name);
 
-/**
- * The timed cases run on jest's clock (timers and `performance.now()` alike): a real timer may fire a
- * millisecond before `performance.now()` says its time is up (libuv arms it from the loop's cached
- * time), and the list then sweeps once more, telling a stuck turn one extra time: right, but not what
- * a count can assert (CI failed on it once).
- */
-const sleep = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+/** Time passes on jest's clock (timers and `performance.now()` alike). */
+const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 describe('RunningTurns', () => {
   let list: RunningTurns<FakeTurn> | undefined;
   afterEach(() => {
     list?.close();
     jest.restoreAllMocks();
-    jest.useRealTimers();
+    jest.useRealTimers(); // after close: the timer it clears is jest's
   });
 
   it('lists the turns oldest first, wherever one leaves from, and counts them', () => {
@@ -63,59 +58,67 @@ describe('RunningTurns', () => {
     expect(names(list)).toEqual(['b', 'a']);
   });
 
-  it('tells each turn once its own time has run out, not before, with one timer for all of them', async () => {
-    jest.useFakeTimers();
-    const timers = jest.spyOn(globalThis, 'setTimeout');
-    list = new RunningTurns(300);
-    const first = new FakeTurn('first');
-    list.add(first);
-    const quick = Array.from({ length: 50 }, (_, n) => new FakeTurn(`quick ${n}`));
-    quick.forEach((turn) => list!.add(turn));
-    quick.forEach((turn) => list!.delete(turn)); // Message answers: over at once
-    expect(timers).toHaveBeenCalledTimes(1);
-    await sleep(299);
-    expect(first.overdueAt).toEqual([]); // not before its time
-    await sleep(1);
-    expect(first.overdueAt).toEqual([300]);
-    const later = new FakeTurn('later'); // at 300: its deadline is 600
-    list.add(later);
-    await sleep(299);
-    expect(later.overdueAt).toEqual([]);
-    await sleep(1);
-    expect(later.overdueAt).toEqual([300]);
-    expect(first.overdueAt).toEqual([300, 600]); // still running (never deleted): told again
-    expect(quick.every((turn) => turn.overdueAt.length === 0)).toBe(true);
-  });
+  /**
+   * On jest's clock: a real timer may fire a millisecond before `performance.now()` says its time is up
+   * (libuv arms it from the loop's cached time), and the list then sweeps once more, telling a stuck turn
+   * one extra time: right, but not what a count can assert (CI failed on it once).
+   */
+  describe('as time passes', () => {
+    beforeEach(() => {
+      jest.useFakeTimers();
+    });
 
-  it('tells a turn still running past its deadline again at a later deadline (the turn stops once)', async () => {
-    jest.useFakeTimers();
-    list = new RunningTurns(20);
-    const stuck = new FakeTurn('stuck');
-    list.add(stuck);
-    await sleep(60); // told once
-    const next = new FakeTurn('next');
-    list.add(next);
-    await sleep(100); // told again at next's deadline
-    expect(stuck.overdueAt.length).toBe(2);
-    expect(next.overdueAt.length).toBe(1);
-    expect(names(list)).toEqual(['stuck', 'next']); // told, not taken out: a turn leaves when it is over
-  });
+    it('tells each turn once its own time has run out, not before, with one timer for all of them', async () => {
+      const timers = jest.spyOn(globalThis, 'setTimeout');
+      list = new RunningTurns(300);
+      const first = new FakeTurn('first');
+      list.add(first);
+      const quick = Array.from({ length: 50 }, (_, n) => new FakeTurn(`quick ${n}`));
+      quick.forEach((turn) => list!.add(turn));
+      quick.forEach((turn) => list!.delete(turn)); // Message answers: over at once
+      expect(timers).toHaveBeenCalledTimes(1);
+      await advance(299);
+      expect(first.overdueAt).toEqual([]); // not before its time
+      await advance(1);
+      expect(first.overdueAt).toEqual([300]);
+      const later = new FakeTurn('later'); // at 300: its deadline is 600
+      list.add(later);
+      await advance(299);
+      expect(later.overdueAt).toEqual([]);
+      await advance(1);
+      expect(later.overdueAt).toEqual([300]);
+      expect(first.overdueAt).toEqual([300, 600]); // still running (never deleted): told again
+      expect(quick.every((turn) => turn.overdueAt.length === 0)).toBe(true);
+    });
 
-  it('sets no timer again once every turn has left, and none at all once closed', async () => {
-    jest.useFakeTimers();
-    const timers = jest.spyOn(globalThis, 'setTimeout');
-    list = new RunningTurns(20);
-    const gone = new FakeTurn('gone');
-    list.add(gone);
-    list.delete(gone);
-    await sleep(40);
-    expect(timers).toHaveBeenCalledTimes(1); // the one that found nobody left
-    expect(gone.overdueAt).toEqual([]);
+    it('tells a turn still running past its deadline again at a later deadline (the turn stops once)', async () => {
+      list = new RunningTurns(20);
+      const stuck = new FakeTurn('stuck');
+      list.add(stuck);
+      await advance(60); // told once
+      const next = new FakeTurn('next');
+      list.add(next);
+      await advance(100); // told again at next's deadline
+      expect(stuck.overdueAt.length).toBe(2);
+      expect(next.overdueAt.length).toBe(1);
+      expect(names(list)).toEqual(['stuck', 'next']); // told, not taken out: a turn leaves when it is over
+    });
 
-    const kept = new FakeTurn('kept');
-    list.add(kept);
-    list.close();
-    await sleep(40);
-    expect(kept.overdueAt).toEqual([]);
+    it('sets no timer again once every turn has left, and none at all once closed', async () => {
+      const timers = jest.spyOn(globalThis, 'setTimeout');
+      list = new RunningTurns(20);
+      const gone = new FakeTurn('gone');
+      list.add(gone);
+      list.delete(gone);
+      await advance(40);
+      expect(timers).toHaveBeenCalledTimes(1); // the one that found nobody left
+      expect(gone.overdueAt).toEqual([]);
+
+      const kept = new FakeTurn('kept');
+      list.add(kept);
+      list.close();
+      await advance(40);
+      expect(kept.overdueAt).toEqual([]);
+    });
   });
 });
