@@ -91,6 +91,20 @@ describe('RunningTurns', () => {
       expect(quick.every((turn) => turn.overdueAt.length === 0)).toBe(true);
     });
 
+    it('tells a turn started less than a millisecond after the oldest at its own deadline, not with the oldest', async () => {
+      list = new RunningTurns(300);
+      const first = new FakeTurn('first');
+      list.add(first);
+      await advance(0.5);
+      const close = new FakeTurn('close behind'); // its deadline: 300.5
+      list.add(close);
+      await advance(299.5);
+      expect(first.overdueAt).toEqual([300]);
+      expect(close.overdueAt).toEqual([]); // the sweep at 300 finds it half a millisecond short
+      await advance(1); // set again for the rest, rounded up to a whole millisecond
+      expect(close.overdueAt).toEqual([300.5]);
+    });
+
     it('tells a turn still running past its deadline again at a later deadline (the turn stops once)', async () => {
       list = new RunningTurns(20);
       const stuck = new FakeTurn('stuck');
